@@ -1,0 +1,271 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+
+/// The last handler of a connection's pipeline: sends one request at a time and hands the
+/// response to the task driver in two steps — the head (through a promise), then the body
+/// (into a ``BodySink``, with events on an `AsyncStream`).
+///
+/// The channel runs with `autoRead` off: this handler asks for each read, so it stops reading
+/// while the driver decides what to do with a head, and while a data consumer is behind.
+final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundIn = Never
+    typealias OutboundOut = HTTPClientRequestPart
+
+    private enum State {
+        case idle
+        case awaitingHead(EventLoopPromise<HTTPResponseHead>)
+        /// Head delivered; body parts that came with it wait here for a sink.
+        case parked(buffered: [ByteBuffer], ended: Bool)
+        case streaming(BodySink, AsyncStream<BodyEvent>.Continuation)
+        case closed(SessionError)
+    }
+
+    private var state = State.idle
+    private var context: ChannelHandlerContext?
+    private let idleTimeout: TimeAmount
+    private var lastActivity = NIODeadline.now()
+    private var idleCheck: RepeatedTask?
+    /// Why the TLS layer refused the server, when our trust callback said so.
+    let trustFailure: TrustFailureBox
+
+    init(idleTimeout: TimeAmount, trustFailure: TrustFailureBox) {
+        self.idleTimeout = idleTimeout
+        self.trustFailure = trustFailure
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        idleCheck?.cancel()
+        self.context = nil
+    }
+
+    // MARK: driver side (called on the event loop)
+
+    /// Sends a request; the promise completes with the response head (1xx are skipped).
+    func send(_ head: HTTPRequestHead, body: [UInt8]?, promise: EventLoopPromise<HTTPResponseHead>) {
+        guard let context else {
+            promise.fail(SessionError.connectionClosed.with("connection closed before the request was sent"))
+            return
+        }
+        switch state {
+        case .idle:
+            break
+        case .closed(let error):
+            promise.fail(error)
+            return
+        default:
+            promise.fail(SessionError.badResponse.with("connection busy"))
+            return
+        }
+        state = .awaitingHead(promise)
+        startIdleCheck(context: context)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        if let body, !body.isEmpty {
+            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
+        }
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        context.read()
+    }
+
+    /// Streams the body of the response whose head was delivered into a sink built from `spec`.
+    func receiveBody(_ spec: SinkSpec, events: AsyncStream<BodyEvent>.Continuation) {
+        guard case .parked(let buffered, let ended) = state else {
+            if case .closed(let error) = state { events.yield(.failed(error)) } else {
+                events.yield(.failed(SessionError.badResponse.with("no response to read")))
+            }
+            events.finish()
+            return
+        }
+        let sink = spec.makeSink(events: events)
+        state = .streaming(sink, events)
+        do {
+            for part in buffered { try sink.write(part) }
+        } catch {
+            fail(error, context: context)
+            return
+        }
+        if ended {
+            finishBody()
+        } else if !sink.isPaused {
+            context?.read()
+        }
+    }
+
+    /// A data consumer caught up by `count` bytes: reading resumes if it was paused.
+    func acknowledge(_ count: Int) {
+        guard case .streaming(let sink, _) = state, let context else { return }
+        let wasPaused = sink.isPaused
+        sink.acknowledge(count)
+        if wasPaused && !sink.isPaused { context.read() }
+    }
+
+    // MARK: channel events
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        lastActivity = .now()
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            guard case .awaitingHead(let promise) = state else {
+                fail(SessionError.badResponse.with("unexpected response"), context: context)
+                return
+            }
+            state = .parked(buffered: [], ended: false)
+            promise.succeed(head)
+        case .body(let part):
+            switch state {
+            case .parked(var buffered, let ended):
+                state = .idle  // avoid a copy-on-write of the array
+                buffered.append(part)
+                state = .parked(buffered: buffered, ended: ended)
+            case .streaming(let sink, _):
+                do { try sink.write(part) } catch { fail(error, context: context) }
+            default:
+                break
+            }
+        case .end:
+            switch state {
+            case .parked(let buffered, _):
+                state = .parked(buffered: buffered, ended: true)
+            case .streaming:
+                finishBody()
+            default:
+                break
+            }
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        switch state {
+        case .awaitingHead:
+            context.read()
+        case .streaming(let sink, _) where !sink.isPaused:
+            context.read()
+        default:
+            break
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        if let ssl = error as? NIOSSLError, case .uncleanShutdown = ssl {
+            // A peer closing TCP without close_notify: framing (length, chunked) still tells a
+            // complete body from a cut one, so let channelInactive decide.
+            return
+        }
+        fail(translate(error), context: context)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        switch state {
+        case .awaitingHead:
+            fail(SessionError.connectionClosed.with("server closed the connection without a response"), context: context)
+        case .parked(_, false), .streaming:
+            fail(SessionError.connectionClosed.with("connection closed before the body was complete"), context: context)
+        case .parked(_, true):
+            break  // the whole response is here already: the driver can still take it
+        default:
+            state = .closed(SessionError.connectionClosed.with("connection closed"))
+        }
+        idleCheck?.cancel()
+        context.fireChannelInactive()
+    }
+
+    // MARK: helpers
+
+    private func finishBody() {
+        guard case .streaming(let sink, let events) = state else { return }
+        idleCheck?.cancel()
+        idleCheck = nil
+        state = .idle
+        do {
+            let total = try sink.finish()
+            events.yield(.end(bytes: total))
+        } catch {
+            events.yield(.failed(error))
+        }
+        events.finish()
+    }
+
+    private func fail(_ error: SessionError, context: ChannelHandlerContext?) {
+        let previous = state
+        state = .closed(error)
+        idleCheck?.cancel()
+        switch previous {
+        case .awaitingHead(let promise):
+            promise.fail(error)
+        case .streaming(_, let events):
+            events.yield(.failed(error))
+            events.finish()
+        default:
+            break
+        }
+        context?.close(promise: nil)
+    }
+
+    private func startIdleCheck(context: ChannelHandlerContext) {
+        lastActivity = .now()
+        guard idleCheck == nil else { return }
+        let interval = TimeAmount.nanoseconds(max(idleTimeout.nanoseconds / 4, 10_000_000))
+        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        idleCheck = context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
+            loopBound.value.checkIdle()
+        }
+    }
+
+    private func checkIdle() {
+        guard let context else { return }
+        switch state {
+        case .awaitingHead, .streaming:
+            if NIODeadline.now() - lastActivity >= idleTimeout {
+                let seconds = Double(idleTimeout.nanoseconds) / 1e9
+                fail(SessionError.readTimedOut.with("no data received for \(seconds.formatted1) s"), context: context)
+            }
+        default:
+            break
+        }
+    }
+
+    private func translate(_ error: Error) -> SessionError {
+        if let error = error as? SessionError { return error }
+        if let parser = error as? HTTPParserError {
+            switch parser {
+            case .headerOverflow:
+                return SessionError.headersTooLarge.with("response headers too large")
+            case .invalidEOFState:
+                return SessionError.connectionClosed.with("connection closed before the body was complete")
+            default:
+                return SessionError.badResponse.with("malformed HTTP response (\(parser))")
+            }
+        }
+        if let reason = trustFailure.reason {
+            return SessionError.tlsUntrusted.with("certificate not trusted: \(reason)")
+        }
+        if error is NIOSSLError || error is BoringSSLError {
+            return SessionError.tlsHandshake.with("TLS handshake failed: \(error)")
+        }
+        if let io = error as? IOError {
+            return SessionError.connectionClosed.with("connection error: \(io.description)")
+        }
+        return SessionError.connectionClosed.with("connection error: \(error)")
+    }
+}
+
+/// Carries the trust callback's verdict to the handler so a refused handshake is reported with
+/// its reason rather than as a generic TLS alert.
+final class TrustFailureBox: Sendable {
+    private let storage = NIOLockedValueBox<String?>(nil)
+    var reason: String? { storage.withLockedValue { $0 } }
+    func record(_ reason: String) { storage.withLockedValue { $0 = reason } }
+}
+
+extension Double {
+    /// One decimal place, without Foundation's formatters.
+    var formatted1: String {
+        let tenths = (self * 10).rounded()
+        let whole = Int(tenths / 10), fraction = Int(abs(tenths.truncatingRemainder(dividingBy: 10)))
+        return "\(whole).\(fraction)"
+    }
+}

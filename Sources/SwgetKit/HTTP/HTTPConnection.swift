@@ -1,0 +1,191 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// One HTTP/1.1 connection (TCP, optionally TLS) to an origin: a NIO channel whose pipeline is
+/// `[TLS] → HTTPRequestEncoder → HTTPResponseDecoder → HTTPClientHandler`.
+///
+/// The driver uses it from async code; every call hops onto the channel's event loop.
+final class HTTPConnection: Sendable {
+    let channel: Channel
+    let origin: Origin
+    let id: Int
+    private let handler: NIOLoopBound<HTTPClientHandler>
+    private let idleClose = NIOLockedValueBox<Scheduled<Void>?>(nil)
+
+    private init(channel: Channel, origin: Origin, id: Int, handler: NIOLoopBound<HTTPClientHandler>) {
+        self.channel = channel
+        self.origin = origin
+        self.id = id
+        self.handler = handler
+    }
+
+    var isActive: Bool { channel.isActive }
+
+    /// Per-connection inputs that come from the session.
+    struct Settings: Sendable {
+        var connectTimeout: TimeAmount
+        var idleReadTimeout: TimeAmount
+        var receiveBufferSize: Int
+        var maxHeaderBytes: Int
+        /// nil for plain http.
+        var tls: NIOSSLContext?
+        /// Runs the server-trust challenge; nil when verification is off.
+        var trust: (@Sendable (_ chain: [NIOSSLCertificate], _ host: String, _ port: Int) async -> TrustEvaluation)?
+    }
+
+    private static let nextID = NIOLockedValueBox(0)
+
+    /// Resolves `host`, tries every address (IPv6 and IPv4, Happy Eyeballs) within the connect
+    /// timeout, and sets up the pipeline. TLS handshakes run as the first request is written.
+    static func connect(host: String, origin: Origin, settings: Settings,
+                        on eventLoop: EventLoop) async throws(SessionError) -> HTTPConnection {
+        let trustFailure = TrustFailureBox()
+        let id = nextID.withLockedValue { value in value += 1; return value }
+        let bootstrap = ClientBootstrap(group: eventLoop)
+            .connectTimeout(settings.connectTimeout)
+            .channelOption(.autoRead, value: false)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(
+                minimum: 1024, initial: 64 * 1024, maximum: settings.receiveBufferSize))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try configurePipeline(channel: channel, host: host, port: origin.port,
+                                          settings: settings, trustFailure: trustFailure)
+                }
+            }
+        let channel: Channel
+        do {
+            channel = try await bootstrap.connect(host: host, port: origin.port).get()
+        } catch {
+            throw connectError(error, host: host, port: origin.port)
+        }
+        do {
+            let handler = try await channel.eventLoop.submit {
+                NIOLoopBound(try channel.pipeline.syncOperations.handler(type: HTTPClientHandler.self),
+                             eventLoop: channel.eventLoop)
+            }.get()
+            return HTTPConnection(channel: channel, origin: origin, id: id, handler: handler)
+        } catch {
+            channel.close(promise: nil)
+            throw SessionError.connectionClosed.with("connection closed during setup")
+        }
+    }
+
+    private static func configurePipeline(channel: Channel, host: String, port: Int, settings: Settings,
+                                          trustFailure: TrustFailureBox) throws {
+        let sync = channel.pipeline.syncOperations
+        if let tls = settings.tls {
+            // NIOSSL refuses an IP literal as SNI; the IP is still verified by the trust callback.
+            let sni = TrustEvaluator.isIPLiteral(host) ? nil : host
+            if let trust = settings.trust {
+                let handler = try NIOSSLClientHandler(context: tls, serverHostname: sni) { chain, promise in
+                    Task {
+                        switch await trust(chain, host, port) {
+                        case .trusted:
+                            promise.succeed(.certificateVerified)
+                        case .untrusted(let reason):
+                            trustFailure.record(reason)
+                            promise.succeed(.failed)
+                        }
+                    }
+                }
+                try sync.addHandler(handler)
+            } else {
+                try sync.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: sni))
+            }
+        }
+        var limits = NIOHTTPDecoderLimitConfiguration()
+        limits.maxHeaderListSize = settings.maxHeaderBytes
+        limits.maxHeaderFieldSize = settings.maxHeaderBytes
+        try sync.addHandler(HTTPRequestEncoder())
+        try sync.addHandler(ByteToMessageHandler(HTTPResponseDecoder(
+            leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .drop, limitConfiguration: limits)))
+        try sync.addHandler(HTTPClientHandler(idleTimeout: settings.idleReadTimeout, trustFailure: trustFailure))
+    }
+
+    private static func connectError(_ error: Error, host: String, port: Int) -> SessionError {
+        if let error = error as? ChannelError, case .connectTimeout = error {
+            return SessionError.timedOut.with("connecting to \(host):\(port) timed out")
+        }
+        if let error = error as? NIOConnectionError {
+            if error.dnsAAAAError != nil && error.dnsAError != nil && error.connectionErrors.isEmpty {
+                return SessionError.connectFailed.with("unable to resolve host address '\(host)'")
+            }
+            if let first = error.connectionErrors.first {
+                return SessionError.connectFailed.with("cannot connect to \(host):\(port): \(describe(first.error))")
+            }
+            return SessionError.connectFailed.with("unable to resolve host address '\(host)'")
+        }
+        return SessionError.connectFailed.with("cannot connect to \(host):\(port): \(describe(error))")
+    }
+
+    private static func describe(_ error: Error) -> String {
+        if let io = error as? IOError {
+            return String(cString: strerror(io.errnoCode))
+        }
+        return "\(error)"
+    }
+
+    // MARK: exchanges
+
+    /// Sends `head` (and `body`), waits for the response head.
+    func send(_ head: HTTPRequestHead, body: [UInt8]?) async throws(SessionError) -> HTTPResponseHead {
+        cancelIdleClose()
+        let promise = channel.eventLoop.makePromise(of: HTTPResponseHead.self)
+        let handler = self.handler
+        channel.eventLoop.execute { handler.value.send(head, body: body, promise: promise) }
+        do {
+            return try await promise.futureResult.get()
+        } catch let error as SessionError {
+            throw error
+        } catch {
+            throw SessionError.connectionClosed.with("\(error)")
+        }
+    }
+
+    /// Streams the body of the last response into `spec`'s sink. Events end with `.end` or `.failed`.
+    func receiveBody(_ spec: SinkSpec) -> AsyncStream<BodyEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: BodyEvent.self)
+        let handler = self.handler
+        channel.eventLoop.execute { handler.value.receiveBody(spec, events: continuation) }
+        return stream
+    }
+
+    /// Tells a data sink that `count` delivered bytes were consumed.
+    func acknowledge(_ count: Int) {
+        let handler = self.handler
+        channel.eventLoop.execute { handler.value.acknowledge(count) }
+    }
+
+    /// Reads and drops the rest of the current body (at most `limit` bytes). Returns true when
+    /// the connection is clean for another request.
+    func drainBody(limit: Int64) async -> Bool {
+        for await event in receiveBody(.discard(limit: limit)) {
+            switch event {
+            case .end: return true
+            case .failed: return false
+            case .progress, .data: continue
+            }
+        }
+        return false
+    }
+
+    func close() {
+        cancelIdleClose()
+        channel.close(promise: nil)
+    }
+
+    /// Closes the connection if it stays unused for `timeout`.
+    func scheduleIdleClose(after timeout: TimeAmount) {
+        let channel = self.channel
+        let scheduled = channel.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
+        idleClose.withLockedValue { $0?.cancel(); $0 = scheduled }
+    }
+
+    private func cancelIdleClose() {
+        idleClose.withLockedValue { $0?.cancel(); $0 = nil }
+    }
+}

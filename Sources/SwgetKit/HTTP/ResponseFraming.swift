@@ -1,0 +1,73 @@
+/// How the body of an HTTP/1.x response is delimited (RFC 9112 §6.3), and whether the
+/// connection can carry another request afterwards. A pure decision over the response head:
+/// NIO's parser does the byte-level work, this value tells the session what to expect.
+struct ResponseFraming: Equatable, Sendable {
+    enum Body: Equatable, Sendable {
+        /// No body at all: HEAD, 1xx, 204, 304.
+        case none
+        /// Exactly this many bytes.
+        case length(Int64)
+        /// Transfer-Encoding: chunked; length unknown up front.
+        case chunked
+        /// Read until the server closes the connection.
+        case untilClose
+    }
+
+    let body: Body
+    /// True when the connection may be reused once this response has been read completely.
+    let keepAlive: Bool
+
+    /// Errors are the protocol violations a client must not guess around (RFC 9112 §6.3 item 5).
+    enum Violation: Error, Equatable { case invalidContentLength(String) }
+
+    init(requestMethod: String, status: Int, versionMajor: Int, versionMinor: Int,
+         headers: HeaderFields) throws(Violation) {
+        let body = try Self.body(requestMethod: requestMethod, status: status, headers: headers)
+        self.body = body
+        self.keepAlive = Self.keepAlive(versionMajor: versionMajor, versionMinor: versionMinor,
+                                        headers: headers, body: body)
+    }
+
+    /// The announced body length, when known before reading it.
+    var expectedLength: Int64? {
+        switch body {
+        case .none: 0
+        case .length(let n): n
+        case .chunked, .untilClose: nil
+        }
+    }
+
+    private static func body(requestMethod: String, status: Int, headers: HeaderFields) throws(Violation) -> Body {
+        if requestMethod.caseInsensitiveEquals("HEAD") { return .none }
+        if (100..<200).contains(status) || status == 204 || status == 304 { return .none }
+        let transferCodings = headers.values(for: "Transfer-Encoding")
+            .flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingOWS.lowercased() }
+        if let last = transferCodings.last {
+            // chunked must be the final coding; otherwise the body runs until close.
+            return last == "chunked" ? .chunked : .untilClose
+        }
+        let lengths = headers.values(for: "Content-Length")
+            .flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
+            .map { $0.trimmingOWS }
+        if let first = lengths.first {
+            // Repeated identical values are allowed ("42, 42"); anything else is an error.
+            guard lengths.allSatisfy({ $0 == first }), !first.isEmpty, first.utf8.count <= 18,
+                  first.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let n = Int64(first) else {
+                throw .invalidContentLength(lengths.joined(separator: ", "))
+            }
+            return .length(n)
+        }
+        return .untilClose
+    }
+
+    private static func keepAlive(versionMajor: Int, versionMinor: Int, headers: HeaderFields, body: Body) -> Bool {
+        if body == .untilClose { return false }
+        let tokens = headers.values(for: "Connection")
+            .flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingOWS.lowercased() }
+        if tokens.contains("close") { return false }
+        if versionMajor == 1 && versionMinor == 0 { return tokens.contains("keep-alive") }
+        return versionMajor == 1
+    }
+}

@@ -1,0 +1,68 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The head of a server's answer: the counterpart of NSHTTPURLResponse, as a value.
+public struct Response: Sendable, Equatable {
+    /// The URL this response answers (after any redirects followed so far).
+    public let url: URL
+    public let statusCode: Int
+    public let reasonPhrase: String
+    /// "HTTP/1.1", "HTTP/1.0".
+    public let httpVersion: String
+    public let headers: HeaderFields
+    /// The body length the framing announces, or nil when unknown (chunked, close-delimited).
+    /// Zero for responses that carry no body (HEAD, 1xx, 204, 304).
+    public let expectedContentLength: Int64?
+    /// The URL the task asked for first, before redirects; drives the suggested filename.
+    public let originalURL: URL
+
+    public init(url: URL, originalURL: URL? = nil, statusCode: Int, reasonPhrase: String = "",
+                httpVersion: String = "HTTP/1.1", headers: HeaderFields, expectedContentLength: Int64?) {
+        self.url = url
+        self.originalURL = originalURL ?? url
+        self.statusCode = statusCode
+        self.reasonPhrase = reasonPhrase
+        self.httpVersion = httpVersion
+        self.headers = headers
+        self.expectedContentLength = expectedContentLength
+    }
+
+    /// The media type of `Content-Type` without parameters, lowercased ("text/html").
+    public var mimeType: String? {
+        guard let type = headers["Content-Type"] else { return nil }
+        let media = type.split(separator: ";", maxSplits: 1).first.map(\.trimmingOWS)
+        guard let media, !media.isEmpty else { return nil }
+        return media.lowercased()
+    }
+
+    /// The `charset` parameter of `Content-Type`, lowercased and unquoted ("utf-8").
+    public var textEncodingName: String? {
+        guard let type = headers["Content-Type"] else { return nil }
+        for parameter in type.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map(\.trimmingOWS)
+            if pair.count == 2, pair[0].lowercased() == "charset" {
+                return pair[1].filter { $0 != "\"" }.lowercased()
+            }
+        }
+        return nil
+    }
+
+    /// The file name this response suggests (Content-Disposition, then the URL, then
+    /// "index.html"), already sanitised: safe to use as a single path component.
+    public var suggestedFilename: String {
+        suggestedFilename(useContentDisposition: true, trustServerNames: false)
+    }
+
+    /// The suggested filename with the naming switches of the command line.
+    public func suggestedFilename(useContentDisposition: Bool, trustServerNames: Bool) -> String {
+        SuggestedFilename.make(contentDisposition: headers["Content-Disposition"], requestURL: originalURL,
+                               finalURL: url, mimeType: mimeType,
+                               useContentDisposition: useContentDisposition, trustServerNames: trustServerNames)
+    }
+
+    /// True for 2xx.
+    public var isSuccess: Bool { (200..<300).contains(statusCode) }
+}

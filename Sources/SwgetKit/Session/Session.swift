@@ -1,0 +1,191 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import NIOSSL
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A group of tasks sharing one configuration, one delegate and one pool of keep-alive
+/// connections: the counterpart of NSURLSession.
+///
+/// ```swift
+/// let session = Session(configuration: .default)
+/// let (body, response) = try await session.data(for: Request(string: "https://example.org/")!)
+/// let task = session.downloadTask(with: request, destination: .directory("downloads"))
+/// task.resume()
+/// ```
+public final class Session: Sendable {
+    /// A copy of the configuration the session was created with.
+    public let configuration: SessionConfiguration
+    /// Receives every task's life cycle (see ``SessionDelegate`` for the contract).
+    public let delegate: (any SessionDelegate)?
+
+    let pool: ConnectionPool
+    let eventLoopGroup: any EventLoopGroup
+
+    private struct State {
+        var nextTaskID = 1
+        var tasks: [Int: SessionTask] = [:]
+        var invalidated = false
+        var tls: Result<TLSBundle, SessionError>?
+    }
+
+    private struct TLSBundle {
+        let context: NIOSSLContext
+        let evaluator: TrustEvaluator?
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    public init(configuration: SessionConfiguration = .default, delegate: (any SessionDelegate)? = nil) {
+        self.configuration = configuration
+        self.delegate = delegate
+        self.eventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        self.pool = ConnectionPool(maxConnectionsPerHost: configuration.maxConnectionsPerHost,
+                                   idleTimeout: configuration.idleConnectionTimeout.timeAmount)
+    }
+
+    // MARK: creating tasks
+
+    /// A suspended task delivering the body to `dataTask(_:didReceive:)`.
+    public func dataTask(with request: Request) -> DataTask {
+        register { DataTask(session: self, identifier: $0, request: request, collects: false) }
+    }
+
+    /// A suspended task streaming the body to `destination`.
+    public func downloadTask(with request: Request, destination: DownloadDestination) -> DownloadTask {
+        register { DownloadTask(session: self, identifier: $0, request: request, destination: destination) }
+    }
+
+    /// Fetches `request` and returns the whole body with the final response. Meant for small
+    /// bodies; the delegate still sees the life cycle except `dataTask(_:didReceive:)`.
+    public func data(for request: Request) async throws(SessionError) -> ([UInt8], Response) {
+        let task = register { DataTask(session: self, identifier: $0, request: request, collects: true) }
+        if let error = await task.completion() { throw error }
+        guard let response = task.response else { throw SessionError.badResponse }
+        return (task.collectedBody, response)
+    }
+
+    /// Downloads `request` to `destination`; returns the published path and the final response.
+    public func download(_ request: Request, to destination: DownloadDestination) async throws(SessionError) -> (String, Response) {
+        let task = downloadTask(with: request, destination: destination)
+        if let error = await task.completion() { throw error }
+        guard let response = task.response else { throw SessionError.badResponse }
+        return (task.location ?? task.skippedExistingFile ?? "", response)
+    }
+
+    private func register<T: SessionTask>(_ make: (Int) -> T) -> T {
+        let (task, invalidated) = state.withLockedValue { state -> (T, Bool) in
+            let task = make(state.nextTaskID)
+            state.nextTaskID += 1
+            if !state.invalidated { state.tasks[task.taskIdentifier] = task }
+            return (task, state.invalidated)
+        }
+        if invalidated { task.cancel(because: .sessionInvalidated) }
+        return task
+    }
+
+    // MARK: invalidation
+
+    /// Cancels every task and closes all connections; the session accepts no new tasks.
+    public func invalidateAndCancel() {
+        let tasks = state.withLockedValue { state -> [SessionTask] in
+            state.invalidated = true
+            return Array(state.tasks.values)
+        }
+        tasks.forEach { $0.cancel() }
+        pool.shutdown()
+    }
+
+    /// Lets running tasks finish, refuses new ones, and closes connections once the last task
+    /// has completed.
+    public func finishTasksAndInvalidate() {
+        let idle = state.withLockedValue { state -> Bool in
+            state.invalidated = true
+            return state.tasks.isEmpty
+        }
+        if idle { pool.shutdown() }
+    }
+
+    func taskDidComplete(_ task: SessionTask) {
+        let shutDown = state.withLockedValue { state -> Bool in
+            state.tasks[task.taskIdentifier] = nil
+            return state.invalidated && state.tasks.isEmpty
+        }
+        if shutDown { pool.shutdown() }
+    }
+
+    // MARK: connection settings
+
+    func connectionSettings(for origin: Origin, task: SessionTask) throws(SessionError) -> HTTPConnection.Settings {
+        var settings = HTTPConnection.Settings(
+            connectTimeout: configuration.connectTimeout.timeAmount,
+            idleReadTimeout: (task.currentRequest.timeoutInterval ?? configuration.idleReadTimeout).timeAmount,
+            receiveBufferSize: configuration.receiveBufferSize,
+            maxHeaderBytes: configuration.maxResponseHeaderBytes,
+            tls: nil, trust: nil)
+        guard origin.scheme == "https" else { return settings }
+        let bundle = try tlsBundle()
+        settings.tls = bundle.context
+        if let evaluator = bundle.evaluator {
+            let delegate = self.delegate
+            settings.trust = { [weak task] chain, host, port in
+                let verdict = await evaluator.evaluate(chain: chain, host: host)
+                guard let delegate, let task else { return verdict }
+                let challenge = ServerTrustChallenge(host: host, port: port,
+                                                     certificateChain: chain.compactMap { try? $0.toDERBytes() },
+                                                     defaultEvaluation: verdict)
+                switch await delegate.task(task, didReceive: challenge) {
+                case .performDefaultHandling: return verdict
+                case .accept: return .trusted
+                case .reject: return .untrusted(reason: "rejected by the session delegate")
+                }
+            }
+        }
+        return settings
+    }
+
+    /// The TLS context and trust evaluator, built once per session on first use.
+    private func tlsBundle() throws(SessionError) -> TLSBundle {
+        let result = state.withLockedValue { state -> Result<TLSBundle, SessionError> in
+            if let tls = state.tls { return tls }
+            let made = Self.makeTLS(configuration.tls)
+            state.tls = made
+            return made
+        }
+        return try result.get()
+    }
+
+    private static func makeTLS(_ settings: TLSSettings) -> Result<TLSBundle, SessionError> {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        // Chain and name checks happen in our verification callback (TrustEvaluator), so
+        // BoringSSL gets no roots of its own; with verification off nothing is checked.
+        tls.trustRoots = .certificates([])
+        tls.certificateVerification = settings.verification == .full ? .noHostnameVerification : .none
+        tls.applicationProtocols = ["http/1.1"]
+        do {
+            let context = try NIOSSLContext(configuration: tls)
+            guard settings.verification == .full else { return .success(TLSBundle(context: context, evaluator: nil)) }
+            let evaluator = try TrustEvaluator(settings: settings, environment: Self.environment())
+            return .success(TLSBundle(context: context, evaluator: evaluator))
+        } catch let error as SessionError {
+            return .failure(error)
+        } catch {
+            return .failure(SessionError.tlsHandshake.with("cannot set up TLS: \(error)"))
+        }
+    }
+
+    private static func environment() -> [String: String] {
+        var result: [String: String] = [:]
+        if let value = getenv("SSL_CERT_FILE") { result["SSL_CERT_FILE"] = String(cString: value) }
+        return result
+    }
+}
+
+extension Duration {
+    var timeAmount: TimeAmount {
+        let (seconds, attoseconds) = components
+        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

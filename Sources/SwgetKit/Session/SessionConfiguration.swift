@@ -1,0 +1,59 @@
+/// How a ``Session`` behaves: an immutable value copied into the session when it is created
+/// (NSURLSessionConfiguration's role). Changing a configuration after the session exists has no
+/// effect on that session.
+public struct SessionConfiguration: Sendable {
+    /// The flavour of session, as in the seeds.
+    public enum Kind: Sendable, Equatable {
+        /// Persistent stores may be used (cookies, cache, credentials — as later features add them).
+        case `default`
+        /// Nothing is written to disk except the bodies of download tasks.
+        case ephemeral
+        /// Download state outlives the process: a new session with the same identifier continues
+        /// its tasks (see ``ResumeData``, added by the resume feature).
+        case background(identifier: String)
+    }
+
+    public var kind: Kind
+
+    /// Seconds allowed to establish a TCP (and TLS) connection to one host, all addresses included.
+    public var connectTimeout: Duration = .seconds(30)
+    /// Longest silence between two received bytes before the transfer fails (the seeds'
+    /// `timeoutIntervalForRequest`).
+    public var idleReadTimeout: Duration = .seconds(60)
+    /// Longest time one task may take from start to finish; nil for no limit (the seeds'
+    /// `timeoutIntervalForResource`).
+    public var resourceTimeout: Duration? = nil
+    /// Open connections to one host (scheme, host, port) at once; further tasks wait.
+    public var maxConnectionsPerHost: Int = 6
+    /// Idle keep-alive connections are closed after this long.
+    public var idleConnectionTimeout: Duration = .seconds(60)
+    /// Headers added to every request unless the request sets them.
+    public var defaultHeaders: HeaderFields
+    /// Redirects followed before the task fails with ``SessionError/tooManyRedirects``.
+    public var maxRedirects: Int = 20
+    /// Upper bound on a response head (status line and all header fields), in bytes.
+    public var maxResponseHeaderBytes: Int = 64 * 1024
+    /// Certificate verification and trust roots.
+    public var tls: TLSSettings = TLSSettings()
+    /// Largest single read from a socket; bigger reads mean fewer system calls on fast links.
+    public var receiveBufferSize: Int = 1 << 20
+
+    public init(kind: Kind) {
+        self.kind = kind
+        self.defaultHeaders = ["User-Agent": "swget/\(SwgetVersion.string)", "Accept": "*/*"]
+    }
+
+    /// The default configuration.
+    public static var `default`: SessionConfiguration { SessionConfiguration(kind: .default) }
+    /// A configuration that writes no persistent state.
+    public static var ephemeral: SessionConfiguration { SessionConfiguration(kind: .ephemeral) }
+    /// A configuration whose download state survives the process, keyed by `identifier`.
+    public static func background(identifier: String) -> SessionConfiguration {
+        SessionConfiguration(kind: .background(identifier: identifier))
+    }
+}
+
+/// The version of SwgetKit and the swget command.
+public enum SwgetVersion {
+    public static let string = "0.1.0"
+}

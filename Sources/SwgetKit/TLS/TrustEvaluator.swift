@@ -1,0 +1,99 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import NIOCore
+import NIOSSL
+import X509
+
+/// Default evaluation of server certificate chains with swift-certificates: RFC 5280 path
+/// building to the trust roots, validity dates, and the server's name or IP address. It runs
+/// inside NIOSSL's custom verification callback so that the session's server-trust challenge can
+/// accept, reject or defer to this verdict.
+final class TrustEvaluator: Sendable {
+    private let roots: CertificateStore
+
+    /// Loads the trust roots `settings` ask for. Throws a ``SessionError/fileIO``-category error
+    /// naming the file when an extra CA file cannot be read or holds no certificate.
+    init(settings: TLSSettings, environment: [String: String]) throws(SessionError) {
+        var extra: [Certificate] = []
+        for path in settings.additionalTrustRootFiles {
+            extra += try Self.loadPEMCertificates(path: path)
+        }
+        var roots = CertificateStore()
+        if settings.useSystemTrustRoots {
+            if let file = environment["SSL_CERT_FILE"], !file.isEmpty {
+                roots.append(contentsOf: try Self.loadPEMCertificates(path: file))
+            } else {
+                roots = CertificateStore.systemTrustRoots
+            }
+        }
+        roots.append(contentsOf: extra)
+        self.roots = roots
+    }
+
+    /// Evaluates `chain` (leaf first) for `host`.
+    func evaluate(chain: [NIOSSLCertificate], host: String) async -> TrustEvaluation {
+        let parsed: [Certificate]
+        do {
+            parsed = try chain.map { try Certificate(derEncoded: try $0.toDERBytes()) }
+        } catch {
+            return .untrusted(reason: "unparseable server certificate")
+        }
+        guard let leaf = parsed.first else { return .untrusted(reason: "server sent no certificate") }
+        let isIP = Self.isIPLiteral(host)
+        var verifier = Verifier(rootCertificates: roots) {
+            RFC5280Policy()
+            ServerIdentityPolicy(serverHostname: isIP ? nil : host, serverIP: isIP ? host : nil)
+        }
+        let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore(parsed.dropFirst()))
+        switch result {
+        case .validCertificate:
+            return .trusted
+        case .couldNotValidate(let failures):
+            return .untrusted(reason: Self.describe(failures.map { String(describing: $0.policyFailureReason) }))
+        }
+    }
+
+    static func isIPLiteral(_ host: String) -> Bool {
+        (try? SocketAddress(ipAddress: host, port: 0)) != nil
+    }
+
+    private static func describe(_ reasons: [String]) -> String {
+        guard let first = reasons.first else { return "unable to get local issuer certificate (no chain to a trusted root)" }
+        let text = first.lowercased()
+        if text.contains("expired") || text.contains("notvalidafter") || text.contains("not valid after") {
+            return "certificate has expired"
+        }
+        if text.contains("not yet valid") || text.contains("notvalidbefore") {
+            return "certificate is not yet valid"
+        }
+        if text.contains("name") || text.contains("san") || text.contains("ip") {
+            return "certificate does not match the host name"
+        }
+        return String(first.prefix(200))
+    }
+
+    private static func loadPEMCertificates(path: String) throws(SessionError) -> [Certificate] {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw SessionError.fileIO.with("cannot read CA certificate file '\(path)'")
+        }
+        var certificates: [Certificate] = []
+        let begin = "-----BEGIN CERTIFICATE-----", end = "-----END CERTIFICATE-----"
+        var rest = Substring(text)
+        while let start = rest.firstRange(of: begin), let stop = rest[start.upperBound...].firstRange(of: end) {
+            if let certificate = try? Certificate(pemEncoded: String(rest[start.lowerBound..<stop.upperBound])) {
+                certificates.append(certificate)
+            }
+            rest = rest[stop.upperBound...]
+        }
+        guard !certificates.isEmpty else {
+            throw SessionError.fileIO.with("no certificate found in '\(path)'")
+        }
+        return certificates
+    }
+}

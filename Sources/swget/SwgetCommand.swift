@@ -1,0 +1,192 @@
+import ArgumentParser
+import SwgetKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct SwgetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "swget",
+        abstract: "Download files over HTTP and HTTPS.",
+        discussion: """
+        Each URL is saved to a file in the current directory (or -P DIR), named after \
+        Content-Disposition, the URL, or index.html, never overwriting an existing file: a \
+        number goes before the extension instead (index-1.html). Bytes go to NAME.part first \
+        and are renamed to NAME when complete.
+
+        Exit status: 0 success, 1 generic error, 2 usage error, 3 file I/O error, 4 network \
+        failure, 5 TLS verification failure, 6 authentication failure, 7 protocol error, \
+        8 server error response. With several URLs the most severe wins.
+        """,
+        version: "swget \(SwgetVersion.string)"
+    )
+
+    @Argument(help: "The URLs to download (http:// is assumed when no scheme is given).")
+    var urls: [String] = []
+
+    @Option(name: [.customShort("O"), .customLong("output-document")],
+            help: ArgumentHelp("Write the document to FILE ('-' for standard output), replacing it.", valueName: "FILE"))
+    var outputDocument: String?
+
+    @Option(name: [.customShort("P"), .customLong("directory-prefix")],
+            help: ArgumentHelp("Save files into DIR (created if missing).", valueName: "DIR"))
+    var directoryPrefix: String?
+
+    @Flag(name: [.customShort("q"), .customLong("quiet")], help: "Print nothing but errors.")
+    var quiet = false
+
+    @Flag(name: [.customLong("nc", withSingleDash: true), .customLong("no-clobber")],
+          help: "Skip a download whose file already exists instead of choosing a new name.")
+    var noClobber = false
+
+    @Option(name: [.customShort("T"), .customLong("timeout")],
+            help: ArgumentHelp("Connect and read timeout in seconds.", valueName: "SECONDS"))
+    var timeout: Double?
+
+    @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("Connect timeout in seconds (default 30).", valueName: "SECONDS"))
+    var connectTimeout: Double?
+
+    @Option(name: .customLong("read-timeout"),
+            help: ArgumentHelp("Seconds without a byte before giving up (default 60).", valueName: "SECONDS"))
+    var readTimeout: Double?
+
+    @Option(name: [.customShort("U"), .customLong("user-agent")],
+            help: ArgumentHelp("Send AGENT as the User-Agent header.", valueName: "AGENT"))
+    var userAgent: String?
+
+    @Option(name: [.customShort("H"), .customLong("header")],
+            help: ArgumentHelp("Send an extra header 'Name: value' (repeatable).", valueName: "HEADER"))
+    var headers: [String] = []
+
+    @Flag(name: [.customShort("S"), .customLong("server-response")], help: "Print the response headers of every hop.")
+    var serverResponse = false
+
+    @Option(name: [.customLong("max-redirect"), .customLong("max-redirs")],
+            help: ArgumentHelp("Follow at most N redirects (default 20).", valueName: "N"))
+    var maxRedirect: Int?
+
+    @Option(name: [.customLong("ca-certificate"), .customLong("cacert")],
+            help: ArgumentHelp("Trust the CA certificates in FILE (PEM) too.", valueName: "FILE"))
+    var caCertificate: [String] = []
+
+    @Flag(name: [.customLong("no-check-certificate"), .customLong("insecure"), .customShort("k")],
+          help: "Do not verify the server's certificate.")
+    var noCheckCertificate = false
+
+    @Flag(name: .customLong("no-content-disposition"), help: "Ignore the Content-Disposition file name.")
+    var noContentDisposition = false
+
+    @Flag(name: .customLong("trust-server-names"), help: "Name the file after the last URL of a redirect chain.")
+    var trustServerNames = false
+
+    @Flag(name: .customLong("content-on-error"), help: "Save the body of error responses (4xx, 5xx) too.")
+    var contentOnError = false
+
+    func validate() throws {
+        if urls.isEmpty { throw ValidationError("missing URL") }
+        if let maxRedirect, maxRedirect < 0 { throw ValidationError("--max-redirect must be 0 or more") }
+        for value in [timeout, connectTimeout, readTimeout].compactMap({ $0 }) where !(value > 0 && value.isFinite) {
+            throw ValidationError("timeouts must be positive numbers of seconds")
+        }
+        for header in headers where parseHeader(header) == nil {
+            throw ValidationError("invalid header '\(header)': expected 'Name: value'")
+        }
+        if outputDocument != nil && directoryPrefix != nil && outputDocument != "-" {
+            // wget allows it and ignores -P; be explicit instead of surprising.
+            throw ValidationError("-O and -P cannot be combined (give -O a path instead)")
+        }
+    }
+
+    func run() async throws {
+        let session = Session(configuration: makeConfiguration(), delegate: reporter)
+        var worst = ExitStatus.success
+        for argument in urls {
+            let status = await download(argument, session: session)
+            worst = max(worst, status)
+        }
+        session.finishTasksAndInvalidate()
+        if worst != .success { throw ExitCode(worst.rawValue) }
+    }
+
+    private var reporter: Reporter {
+        let mode: Reporter.Mode = quiet ? .quiet : (Terminal.stderrIsTTY ? .bar : .lines)
+        return Reporter(options: .init(mode: mode, serverResponse: serverResponse, acceptErrorStatus: contentOnError))
+    }
+
+    /// Downloads one URL; prints its error line, returns its exit status.
+    private func download(_ argument: String, session: Session) async -> ExitStatus {
+        guard let request = makeRequest(argument) else {
+            Terminal.write("swget: \(argument): invalid URL\n")
+            return .generic
+        }
+        let task = session.downloadTask(with: request, destination: destination)
+        let error = await task.completion()
+        let url = request.url.absoluteString
+        if let skipped = task.skippedExistingFile {
+            if !quiet { Terminal.write("File '\(skipped)' already there; not retrieving.\n") }
+            return .success
+        }
+        guard let error else { return .success }
+        if let reporter = session.delegate as? Reporter, let response = reporter.httpFailure(of: task) {
+            Terminal.write("swget: \(url): server answered \(response.statusCode) \(response.reasonPhrase)\n")
+            return .serverError
+        }
+        var message = "swget: \(url): \(error.message)"
+        if let part = task.partialFile { message += " (partial data kept in '\(part)')" }
+        Terminal.write(message + "\n")
+        return ExitStatus(error)
+    }
+
+    private var destination: DownloadDestination {
+        var destination: DownloadDestination
+        switch outputDocument {
+        case "-": destination = .standardOutput
+        case let path?: destination = .file(path)
+        case nil: destination = .directory(directoryPrefix ?? ".")
+        }
+        destination.collision = noClobber ? .skip : .uniqueName
+        destination.useContentDisposition = !noContentDisposition
+        destination.trustServerNames = trustServerNames
+        return destination
+    }
+
+    private func makeRequest(_ argument: String) -> Request? {
+        let text = argument.contains("://") ? argument : "http://" + argument
+        guard var request = Request(string: text) else { return nil }
+        for header in headers {
+            if let (name, value) = parseHeader(header) { request.headers.add(name, value) }
+        }
+        return request
+    }
+
+    private func makeConfiguration() -> SessionConfiguration {
+        var configuration = SessionConfiguration.default
+        if let timeout {
+            configuration.connectTimeout = .seconds(timeout)
+            configuration.idleReadTimeout = .seconds(timeout)
+        }
+        if let connectTimeout { configuration.connectTimeout = .seconds(connectTimeout) }
+        if let readTimeout { configuration.idleReadTimeout = .seconds(readTimeout) }
+        if let userAgent { configuration.defaultHeaders.set("User-Agent", userAgent) }
+        if let maxRedirect { configuration.maxRedirects = maxRedirect }
+        configuration.tls.additionalTrustRootFiles = caCertificate
+        if noCheckCertificate { configuration.tls.verification = .none }
+        return configuration
+    }
+
+    private func parseHeader(_ header: String) -> (String, String)? {
+        guard let colon = header.firstIndex(of: ":") else { return nil }
+        let name = header[..<colon].trimmingSpaces
+        let value = header[header.index(after: colon)...].trimmingSpaces
+        guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }),
+              !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else { return nil }
+        return (name, value)
+    }
+}
+
+extension Substring {
+    var trimmingSpaces: String {
+        String(drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
+    }
+}
