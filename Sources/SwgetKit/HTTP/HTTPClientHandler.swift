@@ -17,10 +17,16 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private enum State {
         case idle
         case awaitingHead(EventLoopPromise<HTTPResponseHead>)
-        /// Head delivered; body parts that came with it wait here for a sink.
-        case parked(buffered: [ByteBuffer], ended: Bool)
+        /// Head delivered; body parts that came with it wait here for a sink, with how the
+        /// body ended if it already did (a cut body still delivers what arrived, then fails).
+        case parked(buffered: [ByteBuffer], end: ParkedEnd?)
         case streaming(BodySink, AsyncStream<BodyEvent>.Continuation)
         case closed(SessionError)
+    }
+
+    private enum ParkedEnd {
+        case complete
+        case failed(SessionError)
     }
 
     private var state = State.idle
@@ -73,7 +79,7 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Streams the body of the response whose head was delivered into a sink built from `spec`.
     func receiveBody(_ spec: SinkSpec, events: AsyncStream<BodyEvent>.Continuation) {
-        guard case .parked(let buffered, let ended) = state else {
+        guard case .parked(let buffered, let end) = state else {
             if case .closed(let error) = state { events.yield(.failed(error)) } else {
                 events.yield(.failed(SessionError.badResponse.with("no response to read")))
             }
@@ -88,10 +94,10 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
             fail(error, context: context)
             return
         }
-        if ended {
-            finishBody()
-        } else if !sink.isPaused {
-            context?.read()
+        switch end {
+        case .complete: finishBody()
+        case .failed(let error): fail(error, context: context)
+        case nil: if !sink.isPaused { context?.read() }
         }
     }
 
@@ -113,14 +119,14 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 fail(SessionError.badResponse.with("unexpected response"), context: context)
                 return
             }
-            state = .parked(buffered: [], ended: false)
+            state = .parked(buffered: [], end: nil)
             promise.succeed(head)
         case .body(let part):
             switch state {
-            case .parked(var buffered, let ended):
+            case .parked(var buffered, let end):
                 state = .idle  // avoid a copy-on-write of the array
                 buffered.append(part)
-                state = .parked(buffered: buffered, ended: ended)
+                state = .parked(buffered: buffered, end: end)
             case .streaming(let sink, _):
                 do { try sink.write(part) } catch { fail(error, context: context) }
             default:
@@ -129,7 +135,7 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .end:
             switch state {
             case .parked(let buffered, _):
-                state = .parked(buffered: buffered, ended: true)
+                state = .parked(buffered: buffered, end: .complete)
             case .streaming:
                 finishBody()
             default:
@@ -162,10 +168,14 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         switch state {
         case .awaitingHead:
             fail(SessionError.connectionClosed.with("server closed the connection without a response"), context: context)
-        case .parked(_, false), .streaming:
+        case .streaming:
             fail(SessionError.connectionClosed.with("connection closed before the body was complete"), context: context)
-        case .parked(_, true):
-            break  // the whole response is here already: the driver can still take it
+        case .parked(let buffered, nil):
+            // Keep what arrived: the driver writes it, then sees the failure.
+            state = .parked(buffered: buffered, end: .failed(
+                SessionError.connectionClosed.with("connection closed before the body was complete")))
+        case .parked(_, .some):
+            break  // the driver can still take the response (complete, or with its error)
         default:
             state = .closed(SessionError.connectionClosed.with("connection closed"))
         }
@@ -196,9 +206,13 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         switch previous {
         case .awaitingHead(let promise):
             promise.fail(error)
-        case .streaming(_, let events):
+        case .streaming(let sink, let events):
+            _ = try? sink.finish()  // reports how much was written before the failure
             events.yield(.failed(error))
             events.finish()
+        case .parked(let buffered, nil):
+            // Keep what arrived for the driver; it sees this error after writing it.
+            state = .parked(buffered: buffered, end: .failed(error))
         default:
             break
         }
