@@ -83,6 +83,27 @@ struct SwgetCommand: AsyncParsableCommand {
     @Flag(name: .customLong("content-on-error"), help: "Save the body of error responses (4xx, 5xx) too.")
     var contentOnError = false
 
+    /// ArgumentParser's own entry point, with wget's exit status 2 for usage errors (it
+    /// would use 64, EX_USAGE).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                Terminal.write(fullMessage(for: error) + "\n")
+                Terminal.write("Try 'swget --help' for more information.\n")
+                Glibc.exit(ExitStatus.usage.rawValue)
+            }
+            self.exit(withError: error)
+        }
+    }
+
     func validate() throws {
         if urls.isEmpty { throw ValidationError("missing URL") }
         if let maxRedirect, maxRedirect < 0 { throw ValidationError("--max-redirect must be 0 or more") }
@@ -152,6 +173,8 @@ struct SwgetCommand: AsyncParsableCommand {
     }
 
     private func makeRequest(_ argument: String) -> Request? {
+        // Spaces and control characters are never part of a URL typed on a command line.
+        guard !argument.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else { return nil }
         let text = argument.contains("://") ? argument : "http://" + argument
         guard var request = Request(string: text) else { return nil }
         for header in headers {

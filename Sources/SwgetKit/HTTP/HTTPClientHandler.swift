@@ -116,6 +116,7 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         switch unwrapInboundIn(data) {
         case .head(let head):
             guard case .awaitingHead(let promise) = state else {
+                // Bytes on an idle connection: it can no longer be trusted for a request.
                 fail(SessionError.badResponse.with("unexpected response"), context: context)
                 return
             }
@@ -149,6 +150,8 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .awaitingHead:
             context.read()
         case .streaming(let sink, _) where !sink.isPaused:
+            context.read()
+        case .idle:
             context.read()
         default:
             break
@@ -190,6 +193,9 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         idleCheck?.cancel()
         idleCheck = nil
         state = .idle
+        // Keep reading while idle in the pool: a server closing the connection (FIN, TLS
+        // close_notify) is noticed at once instead of on the next request.
+        context?.read()
         do {
             let total = try sink.finish()
             events.yield(.end(bytes: total))

@@ -64,6 +64,9 @@ extension SessionTask {
         guard let host = url.host, !host.isEmpty else {
             throw SessionError.unsupportedURL.with("URL has no host")
         }
+        guard Self.isValidHost(host) else {
+            throw SessionError.unsupportedURL.with("invalid host name '\(host)'")
+        }
         let origin = Origin(url)
         let head = requestHead(for: request, host: host, origin: origin)
         for attempt in 0..<2 {
@@ -120,6 +123,20 @@ extension SessionTask {
         default:
             session.pool.release(connection, reusable: false)
         }
+    }
+
+    /// Letters, digits and `-._` (host names, IPv4), or an IPv6 literal; nothing that could
+    /// smuggle spaces, control characters or `@` tricks into a connection or Host header.
+    static func isValidHost(_ host: String) -> Bool {
+        if host.contains(":") { return host.utf8.allSatisfy { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") || isHexDigit($0) } }
+        return host.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+        }
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x66)
     }
 
     private func requestHead(for request: Request, host: String, origin: Origin) -> HTTPRequestHead {
