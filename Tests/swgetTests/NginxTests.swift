@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+import SwgetTestSupport
+
+/// swget against a real nginx (installed by the README's test command), over HTTP and HTTPS.
+@Suite("swget against nginx", .serialized)
+struct NginxTests {
+    struct Fixture {
+        let nginx: Nginx
+        let root: String
+        let caPath: String
+        let payload: [UInt8]
+    }
+
+    static func withNginx(_ body: (Fixture) async throws -> Void) async throws {
+        let root = try makeTemporaryDirectory(prefix: "swget-nginx-root")
+        var generator = SystemRandomNumberGenerator()
+        let payload = (0..<3_000_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        try Data(payload).write(to: URL(fileURLWithPath: root + "/data.bin"))
+        try Data("<html>hello</html>".utf8).write(to: URL(fileURLWithPath: root + "/index.html"))
+        try Data("name".utf8).write(to: URL(fileURLWithPath: root + "/named.txt"))
+        let pki = try TestCertificates.make()
+        let keys = try makeTemporaryDirectory(prefix: "swget-nginx-keys")
+        let (cert, key) = try pki.serverIdentity().write(to: keys, name: "server")
+        let caPath = try pki.writeCA(to: keys)
+        let nginx = try Nginx.start(root: root, tlsCertificatePath: cert, tlsKeyPath: key)
+        defer { nginx.stop() }
+        try await body(Fixture(nginx: nginx, root: root, caPath: caPath, payload: payload))
+    }
+
+    @Test func httpAndHttpsDownloadsMatchByteForByte() async throws {
+        try await Self.withNginx { f in
+            let dir = try makeTemporaryDirectory()
+            let https = try #require(f.nginx.httpsURL)
+            let result = try await SwgetProcess.run(
+                ["-q", "--ca-certificate", f.caPath, "-P", "out", f.nginx.httpURL + "/data.bin", https + "/data.bin",
+                 f.nginx.httpURL + "/"], in: dir)
+            #expect(result.status == 0, "\(result.stderr)")
+            let files = try FileManager.default.contentsOfDirectory(atPath: dir + "/out").sorted()
+            #expect(files == ["data-1.bin", "data.bin", "index.html"])
+            for name in ["data.bin", "data-1.bin"] {
+                let bytes = FileManager.default.contents(atPath: dir + "/out/" + name).map { [UInt8]($0) }
+                #expect(bytes == f.payload, "\(name)")
+            }
+        }
+    }
+
+    @Test func stdoutOverHTTPS() async throws {
+        try await Self.withNginx { f in
+            let https = try #require(f.nginx.httpsURL)
+            let result = try await SwgetProcess.run(["--cacert", f.caPath, "-O", "-", https + "/data.bin"],
+                                                    in: try makeTemporaryDirectory())
+            #expect(result.status == 0)
+            #expect(result.stdout == f.payload)
+            let untrusted = try await SwgetProcess.run(["-O", "-", https + "/data.bin"], in: try makeTemporaryDirectory())
+            #expect(untrusted.status == 5)
+            #expect(untrusted.stdout.isEmpty)
+        }
+    }
+
+    @Test func redirectsAndContentDispositionFromNginx() async throws {
+        try await Self.withNginx { f in
+            let dir = try makeTemporaryDirectory()
+            let viaRedirect = try await SwgetProcess.run(["-q", f.nginx.httpURL + "/redirect/named.txt"], in: dir)
+            let trusted = try await SwgetProcess.run(["-q", "--trust-server-names", f.nginx.httpURL + "/redirect/named.txt"], in: dir)
+            let disposition = try await SwgetProcess.run(["-q", f.nginx.httpURL + "/cd/named.txt"], in: dir)
+            #expect(viaRedirect.status == 0 && trusted.status == 0 && disposition.status == 0)
+            let files = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
+            // Without --trust-server-names the name comes from the URL asked for.
+            #expect(files == ["cd-named.txt", "named-1.txt", "named.txt"])
+            let missing = try await SwgetProcess.run([f.nginx.httpURL + "/nope.txt"], in: dir)
+            #expect(missing.status == 8)
+            #expect(missing.stderr.contains("404"))
+        }
+    }
+}
