@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import SwgetKit
+import SwgetTestSupport
+
+@Suite("Connecting: addresses, timeouts, odd responses")
+struct ConnectTests {
+    @Test func localhostFallsBackAcrossAddressFamilies() async throws {
+        // A listener on 127.0.0.1 only: "localhost" may resolve to ::1 first, which refuses.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(listener >= 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        // Serve one HTTP response from a NIO-free thread: accept, read, answer, close.
+        #expect(listen(listener, 4) == 0)
+        let thread = Thread {
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { return }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            _ = read(client, &buffer, buffer.count)
+            let answer = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nv4".utf8)
+            _ = write(client, answer, answer.count)
+            close(client)
+        }
+        thread.start()
+        let (data, _) = try await Session().data(for: request("http://localhost:\(port)/"))
+        #expect(data == Array("v4".utf8))
+    }
+
+    @Test func connectTimeout() async throws {
+        // A listener whose accept queue is full drops further SYNs: connecting hangs.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        #expect(listen(listener, 0) == 0)
+        var fillers: [Int32] = []
+        defer { fillers.forEach { close($0) } }
+        for _ in 0..<4 {
+            let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(s, $0, length) } }
+            fillers.append(s)
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        var configuration = SessionConfiguration.default
+        configuration.connectTimeout = .milliseconds(300)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let started = ContinuousClock.now
+        do throws(SessionError) {
+            _ = try await Session(configuration: configuration).data(for: request("http://127.0.0.1:\(port)/"))
+            Issue.record("expected a timeout")
+        } catch {
+            #expect(error == SessionError.timedOut)
+            #expect(error.category == .network)
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    @Test func informationalResponsesAreSkipped() async throws {
+        try await withServer({ _ in .rawText("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok") }) { server in
+            let (data, response) = try await Session().data(for: request(server.baseURL + "/"))
+            #expect(response.statusCode == 200)
+            #expect(data == Array("ok".utf8))
+        }
+    }
+
+    @Test(arguments: [
+        "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n",
+        "garbage that is not HTTP\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel",
+        "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd",
+    ])
+    func malformedResponsesFailCleanly(_ raw: String) async throws {
+        try await withServer({ _ in .rawText(raw) }) { server in
+            do throws(SessionError) {
+                _ = try await Session().data(for: request(server.baseURL + "/"))
+                Issue.record("expected a failure for \(raw.debugDescription)")
+            } catch {
+                #expect(error.category == .protocol || error.category == .network, "\(error)")
+            }
+        }
+    }
+}
