@@ -50,14 +50,13 @@ final class Reporter: SessionDelegate {
 
     func task(_ task: SessionTask, didReceive response: Response) async -> ResponseDisposition {
         if options.serverResponse { printHeaders(response) }
-        let ok = response.isSuccess || options.acceptErrorStatus
         transfers.withLock { all in
             var t = Transfer()
             t.expected = response.expectedContentLength
-            if !ok { t.httpFailure = response }
+            if !response.isSuccess { t.httpFailure = response }
             all[task.taskIdentifier] = t
         }
-        return ok ? .allow : .cancel
+        return response.isSuccess || options.acceptErrorStatus ? .allow : .cancel
     }
 
     func downloadTask(_ task: DownloadTask, didCreateDestinationAt path: String) async {

@@ -148,11 +148,12 @@ struct SwgetCommand: AsyncParsableCommand {
             if !quiet { Terminal.write("File '\(skipped)' already there; not retrieving.\n") }
             return .success
         }
-        guard let error else { return .success }
         if let reporter = session.delegate as? Reporter, let response = reporter.httpFailure(of: task) {
+            // With --content-on-error the body was saved, but the answer is still an error.
             Terminal.write("swget: \(url): server answered \(response.statusCode) \(response.reasonPhrase)\n")
             return .serverError
         }
+        guard let error else { return .success }
         var message = "swget: \(url): \(error.message)"
         if let part = task.partialFile { message += " (partial data kept in '\(part)')" }
         Terminal.write(message + "\n")

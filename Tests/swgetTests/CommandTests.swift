@@ -187,6 +187,17 @@ struct CommandTests {
         try await server.stop()
     }
 
+    @Test func contentOnErrorSavesTheBodyButStillFails() async throws {
+        let server = try await TestServer.start { _ in .status(404, body: Array("missing page".utf8)) }
+        let dir = try makeTemporaryDirectory()
+        let plain = try await SwgetProcess.run(["-q", server.baseURL + "/a.html"], in: dir)
+        let saved = try await SwgetProcess.run(["-q", "--content-on-error", server.baseURL + "/a.html"], in: dir)
+        try await server.stop()
+        #expect(plain.status == 8 && saved.status == 8)
+        #expect(list(dir) == ["a.html"])
+        #expect(read(dir + "/a.html") == Array("missing page".utf8))
+    }
+
     @Test func errorLineNamesTheURLAndKeepsThePartFile() async throws {
         let server = try await TestServer.start { _ in .ok(Array(repeating: 9, count: 50_000)).closing(afterBodyBytes: 20_000) }
         let dir = try makeTemporaryDirectory()
