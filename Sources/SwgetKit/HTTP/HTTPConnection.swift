@@ -11,14 +11,12 @@ import NIOSSL
 final class HTTPConnection: Sendable {
     let channel: Channel
     let origin: Origin
-    let id: Int
     private let handler: NIOLoopBound<HTTPClientHandler>
     private let idleClose = NIOLockedValueBox<Scheduled<Void>?>(nil)
 
-    private init(channel: Channel, origin: Origin, id: Int, handler: NIOLoopBound<HTTPClientHandler>) {
+    private init(channel: Channel, origin: Origin, handler: NIOLoopBound<HTTPClientHandler>) {
         self.channel = channel
         self.origin = origin
-        self.id = id
         self.handler = handler
     }
 
@@ -36,14 +34,11 @@ final class HTTPConnection: Sendable {
         var trust: (@Sendable (_ chain: [NIOSSLCertificate], _ host: String, _ port: Int) async -> TrustEvaluation)?
     }
 
-    private static let nextID = NIOLockedValueBox(0)
-
     /// Resolves `host`, tries every address (IPv6 and IPv4, Happy Eyeballs) within the connect
     /// timeout, and sets up the pipeline. TLS handshakes run as the first request is written.
     static func connect(host: String, origin: Origin, settings: Settings,
                         on eventLoop: EventLoop) async throws(SessionError) -> HTTPConnection {
         let trustFailure = TrustFailureBox()
-        let id = nextID.withLockedValue { value in value += 1; return value }
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(settings.connectTimeout)
             .channelOption(.autoRead, value: false)
@@ -67,7 +62,7 @@ final class HTTPConnection: Sendable {
                 NIOLoopBound(try channel.pipeline.syncOperations.handler(type: HTTPClientHandler.self),
                              eventLoop: channel.eventLoop)
             }.get()
-            return HTTPConnection(channel: channel, origin: origin, id: id, handler: handler)
+            return HTTPConnection(channel: channel, origin: origin, handler: handler)
         } catch {
             channel.close(promise: nil)
             throw SessionError.connectionClosed.with("connection closed during setup")

@@ -25,7 +25,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
     enum Code: Sendable, Hashable {
         case unsupportedURL, connectFailed, connectionClosed, timedOut, readTimedOut, resourceTimedOut
         case tlsUntrusted, tlsHandshake, badResponse, headersTooLarge, tooManyRedirects, redirectLoop
-        case badRedirect, fileIO, cancelled, sessionInvalidated, destinationExists
+        case badRedirect, fileIO, cancelled, sessionInvalidated
     }
 
     let code: Code
@@ -43,7 +43,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
         case .connectFailed, .connectionClosed, .timedOut, .readTimedOut, .resourceTimedOut: .network
         case .tlsUntrusted, .tlsHandshake: .tls
         case .badResponse, .headersTooLarge, .tooManyRedirects, .redirectLoop, .badRedirect: .protocol
-        case .fileIO, .destinationExists: .fileIO
+        case .fileIO: .fileIO
         case .cancelled: .cancelled
         }
     }
@@ -83,8 +83,6 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
     public static let badRedirect = SessionError(.badRedirect, "bad redirect")
     /// Creating, writing or publishing the destination file failed.
     public static let fileIO = SessionError(.fileIO, "file I/O error")
-    /// The destination exists and the no-clobber policy forbids touching it.
-    public static let destinationExists = SessionError(.destinationExists, "destination exists")
     /// The task was cancelled.
     public static let cancelled = SessionError(.cancelled, "cancelled")
     /// The session was invalidated before the task could start.
