@@ -7,19 +7,9 @@ import SwgetTestSupport
 struct ConnectTests {
     @Test func localhostFallsBackAcrossAddressFamilies() async throws {
         // A listener on 127.0.0.1 only: "localhost" may resolve to ::1 first, which refuses.
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #expect(listener >= 0)
+        let (listener, port, _) = try Self.listener(backlog: 4)
         defer { close(listener) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
-        let port = Int(UInt16(bigEndian: address.sin_port))
         // Serve one HTTP response from a NIO-free thread: accept, read, answer, close.
-        #expect(listen(listener, 4) == 0)
         let thread = Thread {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }
@@ -36,15 +26,9 @@ struct ConnectTests {
 
     @Test func connectTimeout() async throws {
         // A listener whose accept queue is full drops further SYNs: connecting hangs.
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var (listener, port, address) = try Self.listener(backlog: 0)
         defer { close(listener) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
-        #expect(listen(listener, 0) == 0)
+        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
         var fillers: [Int32] = []
         defer { fillers.forEach { close($0) } }
         for _ in 0..<4 {
@@ -55,7 +39,6 @@ struct ConnectTests {
         try await Task.sleep(for: .milliseconds(100))
         var configuration = SessionConfiguration.default
         configuration.connectTimeout = .milliseconds(300)
-        let port = Int(UInt16(bigEndian: address.sin_port))
         let started = ContinuousClock.now
         do throws(SessionError) {
             _ = try await Session(configuration: configuration).data(for: request("http://127.0.0.1:\(port)/"))
@@ -65,6 +48,22 @@ struct ConnectTests {
             #expect(error.category == .network)
         }
         #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    struct SocketError: Error {}
+
+    /// A plain blocking listener on 127.0.0.1 and an ephemeral port (no NIO involved).
+    static func listener(backlog: Int32) throws -> (fd: Int32, port: Int, address: sockaddr_in) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw SocketError() }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        let named = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        guard bound == 0, named == 0, listen(fd, backlog) == 0 else { close(fd); throw SocketError() }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)), address)
     }
 
     @Test func informationalResponsesAreSkipped() async throws {
