@@ -194,3 +194,42 @@ struct SessionTests {
         await #expect(throws: SessionError.sessionInvalidated) { _ = try await session.data(for: request("http://127.0.0.1:9/")) }
     }
 }
+
+@Suite("Session invalidation and concurrent downloads")
+struct SessionLifecycleTests {
+    @Test func finishTasksAndInvalidateLetsRunningTasksEnd() async throws {
+        try await withServer({ _ in .ok(bytes(50_000)).trickled(bytesPerWrite: 10_000, every: .milliseconds(20)) }) { server in
+            let session = Session()
+            let running = session.dataTask(with: request(server.baseURL + "/a"))
+            running.resume()
+            session.finishTasksAndInvalidate()
+            #expect(await running.completion() == nil)
+            #expect(running.countOfBytesReceived == 50_000)
+            let late = session.dataTask(with: request(server.baseURL + "/b"))
+            #expect(await late.completion() == SessionError.sessionInvalidated)
+        }
+    }
+
+    @Test func invalidateAndCancelStopsRunningTasks() async throws {
+        try await withServer({ _ in .ok(bytes(1_000_000)).trickled(bytesPerWrite: 1_000, every: .milliseconds(10)) }) { server in
+            let session = Session()
+            let task = session.dataTask(with: request(server.baseURL + "/a"))
+            task.resume()
+            while task.countOfBytesReceived == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            session.invalidateAndCancel()
+            #expect(await task.completion() == SessionError.cancelled)
+        }
+    }
+
+    @Test func concurrentDownloadsOfOneNameNeverCollide() async throws {
+        let dir = try makeTemporaryDirectory()
+        try await withServer({ request in .text("body of \(request.uri)").trickled(bytesPerWrite: 4, every: .milliseconds(5)) }) { server in
+            let session = Session()
+            let tasks = (0..<6).map { session.downloadTask(with: request(server.baseURL + "/same.txt?n=\($0)"), destination: .directory(dir)) }
+            for task in tasks { task.resume() }
+            for task in tasks { #expect(await task.completion() == nil) }
+            #expect(Set(tasks.compactMap(\.location)).count == 6)
+        }
+        #expect(files(in: dir) == ["same-1.txt", "same-2.txt", "same-3.txt", "same-4.txt", "same-5.txt", "same.txt"])
+    }
+}
