@@ -24,7 +24,11 @@ struct NginxTests {
         let (cert, key) = try pki.serverIdentity().write(to: keys, name: "server")
         let caPath = try pki.writeCA(to: keys)
         let nginx = try Nginx.start(root: root, tlsCertificatePath: cert, tlsKeyPath: key)
-        defer { nginx.stop() }
+        defer {
+            nginx.stop()
+            try? FileManager.default.removeItem(atPath: root)
+            try? FileManager.default.removeItem(atPath: keys)
+        }
         try await body(Fixture(nginx: nginx, root: root, caPath: caPath, payload: payload))
     }
 
