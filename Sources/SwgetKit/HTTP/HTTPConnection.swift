@@ -107,12 +107,12 @@ final class HTTPConnection: Sendable {
         }
         if let error = error as? NIOConnectionError {
             if error.dnsAAAAError != nil && error.dnsAError != nil && error.connectionErrors.isEmpty {
-                return SessionError.connectFailed.with("unable to resolve host address '\(host)'")
+                return SessionError.unresolvableHost.with("unable to resolve host address '\(host)'")
             }
             if let first = error.connectionErrors.first {
                 return SessionError.connectFailed.with("cannot connect to \(host):\(port): \(describe(first.error))")
             }
-            return SessionError.connectFailed.with("unable to resolve host address '\(host)'")
+            return SessionError.unresolvableHost.with("unable to resolve host address '\(host)'")
         }
         return SessionError.connectFailed.with("cannot connect to \(host):\(port): \(describe(error))")
     }

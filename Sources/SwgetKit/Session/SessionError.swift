@@ -23,7 +23,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
     }
 
     enum Code: Sendable, Hashable {
-        case unsupportedURL, connectFailed, connectionClosed, timedOut, readTimedOut, resourceTimedOut
+        case unsupportedURL, unresolvableHost, connectFailed, connectionClosed, timedOut, readTimedOut, resourceTimedOut
         case tlsUntrusted, tlsHandshake, badResponse, headersTooLarge, tooManyRedirects, redirectLoop
         case badRedirect, fileIO, cancelled, sessionInvalidated
     }
@@ -40,7 +40,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
     public var category: Category {
         switch code {
         case .unsupportedURL, .sessionInvalidated: .usage
-        case .connectFailed, .connectionClosed, .timedOut, .readTimedOut, .resourceTimedOut: .network
+        case .unresolvableHost, .connectFailed, .connectionClosed, .timedOut, .readTimedOut, .resourceTimedOut: .network
         case .tlsUntrusted, .tlsHandshake: .tls
         case .badResponse, .headersTooLarge, .tooManyRedirects, .redirectLoop, .badRedirect: .protocol
         case .fileIO: .fileIO
@@ -57,7 +57,9 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
 
     /// The URL's scheme is not handled, or it has no host.
     public static let unsupportedURL = SessionError(.unsupportedURL, "unsupported URL")
-    /// No address of the host accepted a connection (or the name did not resolve).
+    /// The host name did not resolve to any address.
+    public static let unresolvableHost = SessionError(.unresolvableHost, "unable to resolve host")
+    /// No address of the host accepted a connection.
     public static let connectFailed = SessionError(.connectFailed, "connection failed")
     /// The server closed the connection before the response was complete.
     public static let connectionClosed = SessionError(.connectionClosed, "connection closed early")

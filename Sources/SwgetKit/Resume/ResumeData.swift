@@ -1,0 +1,74 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Everything needed to continue an interrupted download (the seeds' resume data), as a
+/// documented, versioned value that serialises to JSON.
+///
+/// Invariants: `bytesOnDisk` never exceeds what is durably in the `.part` file at `partPath`
+/// (the state is written only after the part file was synced up to that length), and the bytes
+/// `0..<bytesOnDisk` are a prefix of the representation identified by the validators.
+///
+/// Content encodings: swget asks for and stores the identity encoding; a body the server
+/// compresses anyway is stored as sent, so ranges always refer to the stored bytes.
+public struct ResumeData: Sendable, Equatable, Codable {
+    /// Format version; readers refuse versions they do not know.
+    public static let currentVersion = 1
+
+    public var version: Int
+    /// The URL the download was asked for.
+    public var originalURL: String
+    /// The URL that answered after redirects (ranges are requested from it).
+    public var finalURL: String
+    /// The entity tag of the representation, exactly as the server sent it (quotes included).
+    public var etag: String?
+    /// The `Last-Modified` value as sent.
+    public var lastModified: String?
+    /// The full length of the representation, when the server announced it.
+    public var expectedLength: Int64?
+    /// Bytes at the start of the part file that are known good and durable.
+    public var bytesOnDisk: Int64
+    /// The `.part` file holding those bytes.
+    public var partPath: String
+    /// The final path the part file will be renamed to.
+    public var finalPath: String
+    /// The background session that owns this state, if any.
+    public var sessionIdentifier: String?
+
+    public init(originalURL: String, finalURL: String, etag: String?, lastModified: String?,
+                expectedLength: Int64?, bytesOnDisk: Int64, partPath: String, finalPath: String,
+                sessionIdentifier: String? = nil) {
+        self.version = Self.currentVersion
+        self.originalURL = originalURL
+        self.finalURL = finalURL
+        self.etag = etag
+        self.lastModified = lastModified
+        self.expectedLength = expectedLength
+        self.bytesOnDisk = bytesOnDisk
+        self.partPath = partPath
+        self.finalPath = finalPath
+        self.sessionIdentifier = sessionIdentifier
+    }
+
+    /// True for a strong entity tag (`"abc"`); weak ones (`W/"abc"`) cannot validate ranges.
+    public var hasStrongETag: Bool {
+        guard let etag else { return false }
+        return etag.hasPrefix("\"") && !etag.hasPrefix("W/")
+    }
+
+    /// The JSON form (stable key order, one line).
+    public func serialized() -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? Array(encoder.encode(self))) ?? []
+    }
+
+    /// Parses the JSON form; nil when it is not resume data of a known version.
+    public init?(serialized bytes: [UInt8]) {
+        guard let value = try? JSONDecoder().decode(ResumeData.self, from: Data(bytes)),
+              value.version == Self.currentVersion, value.bytesOnDisk >= 0 else { return nil }
+        self = value
+    }
+}
