@@ -149,7 +149,9 @@ import Testing
         let name = String(repeating: "n", count: 251) + ".txt"  // 255 bytes
         let unique = try #require(try DestinationFile.reserve(directory: dir, name: name, policy: .unique))
         #expect(unique.finalPath.hasSuffix(".txt"))
-        #expect(lastComponent(unique.partPath).utf8.count == 255)
+        // Room is kept for both NAME.part and the resume state NAME.swget beside it.
+        #expect(lastComponent(unique.partPath).utf8.count == 254)
+        #expect(lastComponent(ResumeStateFile.path(forPart: unique.partPath)).utf8.count == 255)
         unique.abandon()
         let second = try #require(try DestinationFile.reserve(directory: dir, name: name, policy: .unique))
         #expect(lastComponent(second.partPath).utf8.count <= 255)

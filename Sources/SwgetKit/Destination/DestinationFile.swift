@@ -37,7 +37,7 @@ public final class DestinationFile: Sendable {
     private let isOpen = Mutex(true)
 
     /// Part-file names are kept to NAME_MAX - ".part" bytes so that NAME.part can always be created.
-    static let maxBaseBytes = FilenameSanitizer.maxNameBytes - 5
+    static let maxBaseBytes = FilenameSanitizer.maxNameBytes - max(5, ResumeStateFile.suffix.utf8.count)
     /// How many `UniqueName` candidates are tried before giving up.
     static let maxAttempts = 100_000
 

@@ -44,13 +44,18 @@ final class FileSink: BodySink {
     private let fd: Int32
     private let events: AsyncStream<BodyEvent>.Continuation
     private let progressInterval: TimeAmount
+    private let eventLoop: EventLoop
     private var written: Int64 = 0
     private var reported: Int64 = -1
     private var lastReport = NIODeadline.distantPast
+    /// A report due at the end of the current interval, so the last bytes before a pause are
+    /// never left unreported.
+    private var trailingReport: Scheduled<Void>?
 
-    init(fd: Int32, progressInterval: TimeAmount, events: AsyncStream<BodyEvent>.Continuation) {
+    init(fd: Int32, progressInterval: TimeAmount, eventLoop: EventLoop, events: AsyncStream<BodyEvent>.Continuation) {
         self.fd = fd
         self.progressInterval = progressInterval
+        self.eventLoop = eventLoop
         self.events = events
     }
 
@@ -77,13 +82,25 @@ final class FileSink: BodySink {
         written += Int64(part.readableBytes)
         let now = NIODeadline.now()
         if now - lastReport >= progressInterval {
-            lastReport = now
-            reported = written
-            events.yield(.progress(written))
+            report(at: now)
+        } else if trailingReport == nil {
+            let sink = NIOLoopBound(self, eventLoop: eventLoop)
+            trailingReport = eventLoop.scheduleTask(deadline: lastReport + progressInterval) {
+                sink.value.trailingReport = nil
+                if sink.value.reported != sink.value.written { sink.value.report(at: .now()) }
+            }
         }
     }
 
+    private func report(at now: NIODeadline) {
+        lastReport = now
+        reported = written
+        events.yield(.progress(written))
+    }
+
     func finish() throws(SessionError) -> Int64 {
+        trailingReport?.cancel()
+        trailingReport = nil
         if reported != written { events.yield(.progress(written)) }
         return written
     }
@@ -137,9 +154,9 @@ final class DiscardSink: BodySink {
 }
 
 extension SinkSpec {
-    func makeSink(events: AsyncStream<BodyEvent>.Continuation) -> BodySink {
+    func makeSink(eventLoop: EventLoop, events: AsyncStream<BodyEvent>.Continuation) -> BodySink {
         switch self {
-        case .file(let fd, let interval): FileSink(fd: fd, progressInterval: interval, events: events)
+        case .file(let fd, let interval): FileSink(fd: fd, progressInterval: interval, eventLoop: eventLoop, events: events)
         case .data(let mark): DataSink(highWatermark: mark, events: events)
         case .discard(let limit): DiscardSink(limit: limit)
         }

@@ -42,7 +42,14 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.trustFailure = trustFailure
     }
 
-    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+    /// Kept after the handler leaves the pipeline: a response that arrived whole can still be
+    /// streamed to its sink once the connection is gone.
+    private var eventLoop: EventLoop?
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        self.eventLoop = context.eventLoop
+    }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         idleCheck?.cancel()
@@ -86,7 +93,12 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
             events.finish()
             return
         }
-        let sink = spec.makeSink(events: events)
+        guard let eventLoop else {
+            events.yield(.failed(SessionError.connectionClosed.with("connection closed")))
+            events.finish()
+            return
+        }
+        let sink = spec.makeSink(eventLoop: eventLoop, events: events)
         state = .streaming(sink, events)
         do {
             for part in buffered { try sink.write(part) }

@@ -36,6 +36,9 @@ public struct ResumeData: Sendable, Equatable, Codable {
     public var finalPath: String
     /// The background session that owns this state, if any.
     public var sessionIdentifier: String?
+    /// Resume even without validators or a known length (`-c` on a file another tool left):
+    /// the answer must still start exactly at `bytesOnDisk`.
+    public var acceptsUnvalidatedRange: Bool = false
 
     public init(originalURL: String, finalURL: String, etag: String?, lastModified: String?,
                 expectedLength: Int64?, bytesOnDisk: Int64, partPath: String, finalPath: String,
@@ -63,6 +66,26 @@ public struct ResumeData: Sendable, Equatable, Codable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return (try? Array(encoder.encode(self))) ?? []
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case version, originalURL, finalURL, etag, lastModified, expectedLength, bytesOnDisk, partPath, finalPath
+        case sessionIdentifier, acceptsUnvalidatedRange
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        version = try c.decode(Int.self, forKey: .version)
+        originalURL = try c.decode(String.self, forKey: .originalURL)
+        finalURL = try c.decode(String.self, forKey: .finalURL)
+        etag = try c.decodeIfPresent(String.self, forKey: .etag)
+        lastModified = try c.decodeIfPresent(String.self, forKey: .lastModified)
+        expectedLength = try c.decodeIfPresent(Int64.self, forKey: .expectedLength)
+        bytesOnDisk = try c.decode(Int64.self, forKey: .bytesOnDisk)
+        partPath = try c.decode(String.self, forKey: .partPath)
+        finalPath = try c.decode(String.self, forKey: .finalPath)
+        sessionIdentifier = try c.decodeIfPresent(String.self, forKey: .sessionIdentifier)
+        acceptsUnvalidatedRange = try c.decodeIfPresent(Bool.self, forKey: .acceptsUnvalidatedRange) ?? false
     }
 
     /// Parses the JSON form; nil when it is not resume data of a known version.

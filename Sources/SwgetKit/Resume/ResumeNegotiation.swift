@@ -38,7 +38,7 @@ enum ResumeNegotiation {
             headers.append(HeaderPair(name: "If-Range", value: etag))
         } else if let modified = data.lastModified {
             headers.append(HeaderPair(name: "If-Range", value: modified))
-        } else if data.expectedLength == nil {
+        } else if data.expectedLength == nil && !data.acceptsUnvalidatedRange {
             return .fresh
         }
         return .resume(offset: data.bytesOnDisk, headers: headers)

@@ -24,6 +24,9 @@ public struct DownloadDestination: Sendable, Equatable {
     public var useContentDisposition = true
     /// Name the file after the URL reached by redirects instead of the one asked for.
     public var trustServerNames = false
+    /// Continue a `NAME.part` or `NAME` that another tool left (wget's `-c`), even without
+    /// resume state: the server must answer the range exactly at the file's length.
+    public var continuePartial = false
 
     public init(_ target: Target) { self.target = target }
 

@@ -6,33 +6,52 @@ import Glibc
 
 /// A task whose body streams into a file: the counterpart of NSURLSessionDownloadTask (with
 /// NSURLDownload's destination rules). Bytes go to `NAME.part` beside the final name and are
-/// renamed to `NAME` only when the body is complete; on failure the `.part` stays.
+/// renamed to `NAME` only when the body is complete; on failure the `.part` stays, and the
+/// error's ``SessionError/resumeData`` continues it (see `DownloadTask+Resume.swift`).
 public final class DownloadTask: SessionTask, @unchecked Sendable {
     public let destination: DownloadDestination
 
-    private struct Outcome {
+    /// Where the bytes go and what is known about them; survives between attempts.
+    struct Progress {
+        var sink: Sink?
+        /// What is durable and valid so far (bytesOnDisk, validators). nil until known.
+        var resume: ResumeData?
+        /// Set by `prepare` when the request asks for a range starting here.
+        var requestedOffset: Int64?
+        /// Where this attempt's body starts in the file.
+        var writeOffset: Int64 = 0
         var location: String?
         var skippedExistingFile: String?
         var partPath: String?
+        var lastCheckpoint: Int64 = 0
+        var lastCheckpointTime = NIODeadline.distantPast
+        var searchedForState = false
     }
 
-    private let outcome = NIOLockedValueBox(Outcome())
+    let progress = NIOLockedValueBox(Progress())
 
-    init(session: Session, identifier: Int, request: Request, destination: DownloadDestination) {
+    init(session: Session, identifier: Int, request: Request, destination: DownloadDestination, resumeData: ResumeData? = nil) {
         self.destination = destination
         super.init(session: session, identifier: identifier, request: request)
+        if let resumeData { progress.withLockedValue { $0.resume = resumeData } }
     }
 
     /// Where the finished file was published, once the task succeeded ("-" for stdout).
-    public var location: String? { outcome.withLockedValue { $0.location } }
+    public var location: String? { progress.withLockedValue { $0.location } }
     /// Set instead of ``location`` when the collision policy was ``DownloadDestination/Collision/skip``
     /// and the file already existed: the task succeeded without downloading.
-    public var skippedExistingFile: String? { outcome.withLockedValue { $0.skippedExistingFile } }
+    public var skippedExistingFile: String? { progress.withLockedValue { $0.skippedExistingFile } }
     /// The `.part` file a failed task left behind, if any.
-    public var partialFile: String? { outcome.withLockedValue { $0.partPath } }
+    public var partialFile: String? { progress.withLockedValue { $0.partPath } }
+
+    /// Cancels the task and returns what continues it later (nil when nothing is worth keeping).
+    public func cancelProducingResumeData() async -> ResumeData? {
+        cancel()
+        return await completion()?.resumeData
+    }
 
     /// An open destination: either a reserved `.part` to publish, or a descriptor written in place.
-    private enum Sink {
+    enum Sink: Sendable {
         case part(DestinationFile)
         case inPlace(fd: Int32, path: String, closeWhenDone: Bool)
 
@@ -49,36 +68,73 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
             case .inPlace(_, let path, _): path
             }
         }
+
+        var isStandardOutput: Bool {
+            if case .inPlace(_, "-", _) = self { return true }
+            return false
+        }
     }
 
+    // MARK: hooks (the resume logic lives in DownloadTask+Resume.swift)
+
+    override func prepare(_ request: Request) async throws(SessionError) -> Request {
+        try await prepareResume(request)
+    }
+
+    override func intercept(_ response: Response, framing: ResponseFraming, on connection: HTTPConnection) async throws(SessionError) -> Bool {
+        try await interceptResume(response, framing: framing, on: connection)
+    }
+
+    override func finalize(_ error: SessionError?) async -> SessionError? {
+        await finalizeResume(error)
+    }
+
+    // MARK: the body
+
     override func receiveBody(of response: Response, framing: ResponseFraming, on connection: HTTPConnection) async throws(SessionError) {
+        let existing = progress.withLockedValue { $0.sink }
         let sink: Sink
-        do {
-            guard let opened = try openDestination(for: response) else {
+        if let existing {
+            sink = existing
+        } else {
+            do {
+                guard let opened = try openDestination(for: response) else {
+                    session.pool.release(connection, reusable: false)
+                    return
+                }
+                sink = opened
+            } catch {
                 session.pool.release(connection, reusable: false)
-                return
+                throw error
             }
-            sink = opened
+            progress.withLockedValue { $0.sink = sink }
+            await session.delegate?.downloadTask(self, didCreateDestinationAt: sink.visiblePath)
+        }
+        let offset = progress.withLockedValue { $0.writeOffset }
+        do {
+            try position(sink, at: offset)
         } catch {
             session.pool.release(connection, reusable: false)
             throw error
         }
-        await session.delegate?.downloadTask(self, didCreateDestinationAt: sink.visiblePath)
+        let expected = progress.withLockedValue { $0.resume?.expectedLength } ?? response.expectedContentLength.map { $0 + offset }
+        if offset > 0 {
+            await session.delegate?.downloadTask(self, didResumeAtOffset: offset, expectedTotalBytes: expected)
+        }
 
         var failure: SessionError?
-        var total: Int64 = 0
-        let expected = response.expectedContentLength
+        var written: Int64 = 0
         let stream = connection.receiveBody(.file(fd: sink.fd, progressInterval: .milliseconds(100)))
         for await event in stream {
             switch event {
-            case .progress(let written):
-                let delta = written - total
-                total = written
-                mutable.withLockedValue { $0.bytesReceived = written }
-                await session.delegate?.downloadTask(self, didWriteData: delta, totalBytesWritten: written,
+            case .progress(let count):
+                let delta = count - written
+                written = count
+                recordProgress(offset + written, sink: sink)
+                await session.delegate?.downloadTask(self, didWriteData: delta, totalBytesWritten: offset + written,
                                                      totalBytesExpectedToWrite: expected)
             case .end(let bytes):
-                total = bytes
+                written = bytes
             case .failed(let error):
                 failure = error
             case .data:
@@ -86,13 +142,21 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
             }
         }
         session.pool.release(connection, reusable: failure == nil && framing.keepAlive)
+        progress.withLockedValue { $0.resume?.bytesOnDisk = offset + written }
         if failure == nil, let reason = mutable.withLockedValue({ $0.cancellation }) { failure = reason }
-        if let failure {
-            abandon(sink, bytesWritten: total)
-            throw failure
-        }
+        if let failure { throw failure }
+        try await finish(sink)
+    }
+
+    /// Publishes the complete file and forgets its resume state.
+    func finish(_ sink: Sink) async throws(SessionError) {
         let location = try publish(sink)
-        outcome.withLockedValue { $0.location = location }
+        if case .part(let file) = sink { ResumeStateFile.remove(forPart: file.partPath) }
+        progress.withLockedValue {
+            $0.location = location
+            $0.sink = nil
+            $0.partPath = nil
+        }
         await session.delegate?.downloadTask(self, didFinishDownloadingTo: location)
     }
 
@@ -116,7 +180,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
                                                       trustServerNames: destination.trustServerNames)
                 let policy: DestinationFile.Policy = destination.collision == .skip ? .noClobber : .unique
                 guard let file = try DestinationFile.reserve(directory: directory, name: name, policy: policy) else {
-                    outcome.withLockedValue { $0.skippedExistingFile = Self.join(directory, name) }
+                    progress.withLockedValue { $0.skippedExistingFile = Self.join(directory, name) }
                     return nil
                 }
                 return .part(file)
@@ -130,32 +194,30 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         }
     }
 
+    /// Truncates the file to `offset` and moves the write position there (stdout can only
+    /// continue where it is).
+    func position(_ sink: Sink, at offset: Int64) throws(SessionError) {
+        if sink.isStandardOutput { return }
+        if case .part = sink, ftruncate(sink.fd, off_t(offset)) != 0 {
+            throw SessionError.fileIO.with("cannot truncate '\(sink.visiblePath)': \(String(cString: strerror(errno)))")
+        }
+        if lseek(sink.fd, off_t(offset), SEEK_SET) < 0, case .part = sink {
+            throw SessionError.fileIO.with("cannot seek in '\(sink.visiblePath)': \(String(cString: strerror(errno)))")
+        }
+    }
+
     private func publish(_ sink: Sink) throws(SessionError) -> String {
         switch sink {
         case .part(let file):
             do {
                 return try file.publish()
             } catch {
-                outcome.withLockedValue { $0.partPath = file.partPath }
+                progress.withLockedValue { $0.partPath = file.partPath }
                 throw SessionError.fileIO.with(error.description)
             }
         case .inPlace(let fd, let path, let closeWhenDone):
             if closeWhenDone { close(fd) }
             return path
-        }
-    }
-
-    private func abandon(_ sink: Sink, bytesWritten: Int64) {
-        switch sink {
-        case .part(let file):
-            file.abandon()
-            if bytesWritten == 0 {
-                unlink(file.partPath)  // nothing worth resuming
-            } else {
-                outcome.withLockedValue { $0.partPath = file.partPath }
-            }
-        case .inPlace(let fd, _, let closeWhenDone):
-            if closeWhenDone { close(fd) }
         }
     }
 

@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -56,6 +61,15 @@ public final class Session: Sendable {
     /// A suspended task streaming the body to `destination`.
     public func downloadTask(with request: Request, destination: DownloadDestination) -> DownloadTask {
         register { DownloadTask(session: self, identifier: $0, request: request, destination: destination) }
+    }
+
+    /// A suspended task continuing an interrupted download (the seeds'
+    /// `downloadTaskWithResumeData:`): it asks for the missing bytes only, reports
+    /// `didResumeAtOffset` before any new byte, and starts over if the server's file changed.
+    public func downloadTask(withResumeData data: ResumeData, destination: DownloadDestination? = nil) -> DownloadTask {
+        let request = Request(string: data.originalURL) ?? Request(url: URL(fileURLWithPath: "/"))
+        let target = destination ?? .file(data.finalPath)
+        return register { DownloadTask(session: self, identifier: $0, request: request, destination: target, resumeData: data) }
     }
 
     /// Fetches `request` and returns the whole body with the final response. Meant for small

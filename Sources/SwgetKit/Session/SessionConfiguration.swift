@@ -13,6 +13,12 @@ public struct SessionConfiguration: Sendable {
         case background(identifier: String)
     }
 
+    /// The background identifier, when this is a background configuration.
+    public var backgroundIdentifier: String? {
+        if case .background(let identifier) = kind { return identifier }
+        return nil
+    }
+
     public var kind: Kind
 
     /// Seconds allowed to establish a TCP (and TLS) connection to one host, all addresses included.
@@ -37,9 +43,13 @@ public struct SessionConfiguration: Sendable {
     public var tls: TLSSettings = TLSSettings()
     /// Largest single read from a socket; bigger reads mean fewer system calls on fast links.
     public var receiveBufferSize: Int = 1 << 20
+    /// How failed GET/HEAD transfers are retried (download tasks resume from the bytes they
+    /// hold). No retries by default; background sessions retry 20 times.
+    public var retryPolicy: RetryPolicy
 
     public init(kind: Kind) {
         self.kind = kind
+        if case .background = kind { retryPolicy = RetryPolicy() } else { retryPolicy = .none }
         self.defaultHeaders = ["User-Agent": "swget/\(SwgetVersion.string)", "Accept": "*/*"]
     }
 

@@ -15,10 +15,16 @@
 ///   4. Body, by task kind:
 ///      - data tasks: `dataTask(_:didReceive:)` zero or more times, in body order;
 ///      - download tasks: `downloadTask(_:didCreateDestinationAt:)` once, then
+///        `downloadTask(_:didResumeAtOffset:expectedTotalBytes:)` when bytes are continued, then
 ///        `downloadTask(_:didWriteData:totalBytesWritten:totalBytesExpectedToWrite:)` zero or
 ///        more times (at most about ten a second, plus one with the final total), then
 ///        `downloadTask(_:didFinishDownloadingTo:)` once on success.
 ///   5. `task(_:didCompleteWithError:)` — exactly once, last; `nil` on success.
+/// - **Retries.** When the configuration's retry policy retries a transient failure,
+///   `task(_:willRetryAfter:error:)` comes, then steps 2–4 again for the new attempt (a
+///   download task resumes: step 4 starts with `didResumeAtOffset` instead of
+///   `didCreateDestinationAt`). A 416 answer proving the file complete goes straight to
+///   `didFinishDownloadingTo`.
 /// - **Backpressure.** For data tasks, reading from the network pauses while more than 1 MiB of
 ///   delivered pieces are still being handled by `dataTask(_:didReceive:)`.
 ///
@@ -38,6 +44,15 @@ public protocol SessionDelegate: Sendable {
 
     /// A piece of a data task's body, in order.
     func dataTask(_ task: DataTask, didReceive data: [UInt8]) async
+
+    /// The download continues bytes it already holds: `fileOffset` bytes are kept, the file
+    /// will be `expectedTotalBytes` long when known. Comes after the response and before any
+    /// `didWriteData` of this attempt (the seeds' `didResumeAtOffset:expectedTotalBytes:`).
+    func downloadTask(_ task: DownloadTask, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64?) async
+
+    /// An attempt failed with a transient `error`; the task tries again after `delay`,
+    /// resuming from the bytes it holds. Comes any number of times, before the next attempt.
+    func task(_ task: SessionTask, willRetryAfter delay: Duration, error: SessionError) async
 
     /// The download's file now exists at `path` (the `.part` beside the final name, or the
     /// file itself for stdout-like destinations) after unique naming.
@@ -78,6 +93,8 @@ extension SessionDelegate {
     }
     public func task(_ task: SessionTask, didReceive response: Response) async -> ResponseDisposition { .allow }
     public func dataTask(_ task: DataTask, didReceive data: [UInt8]) async {}
+    public func downloadTask(_ task: DownloadTask, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64?) async {}
+    public func task(_ task: SessionTask, willRetryAfter delay: Duration, error: SessionError) async {}
     public func downloadTask(_ task: DownloadTask, didCreateDestinationAt path: String) async {}
     public func downloadTask(_ task: DownloadTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
                              totalBytesExpectedToWrite: Int64?) async {}

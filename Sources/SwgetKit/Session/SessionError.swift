@@ -26,11 +26,20 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
         case unsupportedURL, unresolvableHost, connectFailed, connectionClosed, timedOut, readTimedOut, resourceTimedOut
         case tlsUntrusted, tlsHandshake, badResponse, headersTooLarge, tooManyRedirects, redirectLoop
         case badRedirect, fileIO, cancelled, sessionInvalidated
+        /// Internal: the server answered with a transient status; retry (never escapes a task).
+        case serverBusy
+        /// Internal: the stored bytes cannot be continued; start the transfer again at once.
+        case restart
     }
 
     let code: Code
     /// A one-line explanation of this occurrence, without the URL.
     public let message: String
+    /// For a failed download task whose bytes can be continued: what
+    /// ``Session/downloadTask(withResumeData:)`` needs.
+    public internal(set) var resumeData: ResumeData?
+    /// The server's Retry-After, for ``Code/serverBusy``.
+    var retryAfter: String?
 
     init(_ code: Code, _ message: String) {
         self.code = code
@@ -42,7 +51,8 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
         case .unsupportedURL, .sessionInvalidated: .usage
         case .unresolvableHost, .connectFailed, .connectionClosed, .timedOut, .readTimedOut, .resourceTimedOut: .network
         case .tlsUntrusted, .tlsHandshake: .tls
-        case .badResponse, .headersTooLarge, .tooManyRedirects, .redirectLoop, .badRedirect: .protocol
+        case .badResponse, .headersTooLarge, .tooManyRedirects, .redirectLoop, .badRedirect, .restart: .protocol
+        case .serverBusy: .network
         case .fileIO: .fileIO
         case .cancelled: .cancelled
         }
@@ -91,5 +101,18 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
     public static let sessionInvalidated = SessionError(.sessionInvalidated, "session invalidated")
 
     /// The same kind of error with a more specific message.
-    func with(_ message: String) -> SessionError { SessionError(code, message) }
+    func with(_ message: String) -> SessionError {
+        var copy = SessionError(code, message)
+        copy.resumeData = resumeData
+        copy.retryAfter = retryAfter
+        return copy
+    }
+
+    static func serverBusy(status: Int, retryAfter: String?) -> SessionError {
+        var error = SessionError(.serverBusy, "server answered \(status)")
+        error.retryAfter = retryAfter
+        return error
+    }
+
+    static func restart(_ reason: String) -> SessionError { SessionError(.restart, reason) }
 }

@@ -11,7 +11,8 @@ import NIOHTTP1
 /// connection's pipeline (see ``BodySink``).
 extension SessionTask {
     func perform() async throws(SessionError) {
-        var request = originalRequest
+        var request = try await prepare(originalRequest)
+        mutable.withLockedValue { $0.currentRequest = request }
         var chain = RedirectChain(limit: session.configuration.maxRedirects, start: request.url)
         while true {
             try checkCancelled()
@@ -39,11 +40,16 @@ extension SessionTask {
                     continue
                 }
             }
+            if RetryPolicy.isTransient(status: response.statusCode) && canRetry {
+                await release(connection, skipping: framing)
+                throw SessionError.serverBusy(status: response.statusCode, retryAfter: response.headers["Retry-After"])
+            }
             mutable.withLockedValue {
                 $0.response = response
                 $0.bytesReceived = 0
                 $0.bytesExpected = response.expectedContentLength
             }
+            if try await intercept(response, framing: framing, on: connection) { return }
             let disposition = await session.delegate?.task(self, didReceive: response) ?? .allow
             if disposition == .cancel {
                 session.pool.release(connection, reusable: false)
@@ -109,7 +115,7 @@ extension SessionTask {
     }
 
     /// After a followed redirect: keep the connection when its body is small enough to skip.
-    private func release(_ connection: HTTPConnection, skipping framing: ResponseFraming) async {
+    func release(_ connection: HTTPConnection, skipping framing: ResponseFraming) async {
         let limit: Int64 = 64 * 1024
         switch framing.body {
         case .none:

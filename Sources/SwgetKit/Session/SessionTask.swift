@@ -27,6 +27,7 @@ public class SessionTask: @unchecked Sendable {
         var cancellation: SessionError?
         var connection: HTTPConnection?
         var driver: Task<Void, Never>?
+        var attempt = 1
         var waiters: [CheckedContinuation<SessionError?, Never>] = []
     }
 
@@ -119,16 +120,54 @@ public class SessionTask: @unchecked Sendable {
                 self?.cancel(because: SessionError.resourceTimedOut.with("transfer did not finish within \(limit)"))
             }
         }
-        do {
-            try await perform()
-        } catch {
-            failure = error
-        }
+        failure = await performWithRetries()
         timeout?.cancel()
         if let reason = mutable.withLockedValue({ $0.cancellation }) {
             failure = reason
         }
-        await complete(with: failure)
+        await complete(with: await finalize(failure))
+    }
+
+    /// Runs `perform()` until it succeeds, fails permanently, or the retry policy gives up.
+    /// Transient failures of GET and HEAD are retried after the policy's delay; a `.restart`
+    /// (stored bytes unusable) runs again at once, at most three times.
+    private func performWithRetries() async -> SessionError? {
+        let policy = session.configuration.retryPolicy
+        var attempt = 1
+        var restarts = 0
+        while true {
+            do {
+                try await perform()
+                return nil
+            } catch {
+                if mutable.withLockedValue({ $0.cancellation }) != nil { return error }
+                if error.code == .restart && restarts < 3 {
+                    restarts += 1
+                    continue
+                }
+                guard isIdempotent, RetryPolicy.isTransient(error) || error.code == .serverBusy,
+                      let delay = policy.delay(afterAttempt: attempt, retryAfter: error.retryAfter,
+                                               random: Double.random(in: 0..<1)) else {
+                    return error
+                }
+                await session.delegate?.task(self, willRetryAfter: delay, error: error)
+                try? await Task.sleep(for: delay)
+                attempt += 1
+                mutable.withLockedValue { $0.attempt = attempt }
+            }
+        }
+    }
+
+    /// GET and HEAD may be sent again without asking anyone.
+    var isIdempotent: Bool {
+        let method = originalRequest.method.uppercased()
+        return method == "GET" || method == "HEAD"
+    }
+
+    /// True when the retry policy would allow another attempt after the current one.
+    var canRetry: Bool {
+        let attempt = mutable.withLockedValue { $0.attempt }
+        return isIdempotent && session.configuration.retryPolicy.delay(afterAttempt: attempt, retryAfter: nil, random: 0) != nil
     }
 
     private func complete(with error: SessionError?) async {
@@ -139,7 +178,6 @@ public class SessionTask: @unchecked Sendable {
             return false
         }
         guard !alreadyDone else { return }
-        await didComplete(with: error)
         await session.delegate?.task(self, didCompleteWithError: error)
         let waiters = mutable.withLockedValue { m -> [CheckedContinuation<SessionError?, Never>] in
             m.state = .completed
@@ -150,8 +188,19 @@ public class SessionTask: @unchecked Sendable {
         session.taskDidComplete(self)
     }
 
-    /// Hook for subclasses: the last thing before the delegate hears of completion.
-    func didComplete(with error: SessionError?) async {}
+    /// Hook for subclasses: the last word on the task's error before the delegate hears of
+    /// completion (download tasks attach resume data and close their file here).
+    func finalize(_ error: SessionError?) async -> SessionError? { error }
+
+    /// Hook for subclasses: adjust the first request of each attempt (download tasks add
+    /// `Range` and `If-Range` when they hold bytes).
+    func prepare(_ request: Request) async throws(SessionError) -> Request { request }
+
+    /// Hook for subclasses: look at the final response head before the delegate does. Returns
+    /// true when the task is finished with it (the connection must then be released).
+    func intercept(_ response: Response, framing: ResponseFraming, on connection: HTTPConnection) async throws(SessionError) -> Bool {
+        false
+    }
 
     /// Throws the cancellation reason if the task was cancelled.
     func checkCancelled() throws(SessionError) {
