@@ -26,6 +26,7 @@ final class Reporter: SessionDelegate {
         }
         var drawn = false
         var httpFailure: Response?
+        var resumedFrom: Int64 = 0
     }
 
     private let options: Options
@@ -52,11 +53,30 @@ final class Reporter: SessionDelegate {
         if options.serverResponse { printHeaders(response) }
         transfers.withLock { all in
             var t = Transfer()
+            t.name = all[task.taskIdentifier]?.name ?? ""
             t.expected = response.expectedContentLength
             if !response.isSuccess { t.httpFailure = response }
             all[task.taskIdentifier] = t
         }
         return response.isSuccess || options.acceptErrorStatus ? .allow : .cancel
+    }
+
+    func task(_ task: SessionTask, willRetryAfter delay: Duration, error: SessionError) async {
+        guard options.mode != .quiet else { return }
+        let drawn = transfers.withLock { all -> Bool in
+            defer { all[task.taskIdentifier]?.drawn = false }
+            return all[task.taskIdentifier]?.drawn ?? false
+        }
+        let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+        Terminal.write((drawn ? "\r\u{1B}[K" : "")
+            + "swget: \(task.currentRequest.url.absoluteString): \(error.message); retrying in \(Units.duration(seconds))\n")
+    }
+
+    func downloadTask(_ task: DownloadTask, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64?) async {
+        guard options.mode != .quiet else { return }
+        let line = "Continuing at \(Units.bytes(fileOffset))" + (expectedTotalBytes.map { " of \(Units.bytes($0))" } ?? "") + "\n"
+        if options.mode == .lines || options.serverResponse { Terminal.write(line) }
+        transfers.withLock { $0[task.taskIdentifier]?.resumedFrom = fileOffset }
     }
 
     func downloadTask(_ task: DownloadTask, didCreateDestinationAt path: String) async {
@@ -87,8 +107,10 @@ final class Reporter: SessionDelegate {
         guard let t else { return }
         let elapsed = max(now - t.start, 1e-6)
         let size = task.countOfBytesReceived
+        let fresh = size - t.resumedFrom  // the rate counts only bytes fetched in this run
         let where_ = path == "-" ? "written to stdout" : "saved"
-        let summary = "'\(path)' \(where_) [\(Units.bytes(size))] in \(Units.duration(elapsed)) (\(Units.rate(Double(size) / elapsed)))"
+        let resumed = t.resumedFrom > 0 ? ", \(Units.bytes(t.resumedFrom)) of it kept from before" : ""
+        let summary = "'\(path)' \(where_) [\(Units.bytes(size))\(resumed)] in \(Units.duration(elapsed)) (\(Units.rate(Double(fresh) / elapsed)))"
         Terminal.write((t.drawn ? "\r\u{1B}[K" : "") + summary + "\n")
     }
 

@@ -83,6 +83,21 @@ struct SwgetCommand: AsyncParsableCommand {
     @Flag(name: .customLong("content-on-error"), help: "Save the body of error responses (4xx, 5xx) too.")
     var contentOnError = false
 
+    @Flag(name: [.customShort("c"), .customLong("continue")],
+          help: "Continue a partial file another tool left (NAME.part or NAME); swget's own .part files continue without it.")
+    var continuePartial = false
+
+    @Option(name: [.customShort("t"), .customLong("tries")],
+            help: ArgumentHelp("Attempts per URL on transient failures (default 20, 0 = unlimited).", valueName: "N"))
+    var tries: Int = 20
+
+    @Option(name: [.customLong("waitretry"), .customLong("retry-wait")],
+            help: ArgumentHelp("Longest wait between attempts in seconds (default 10).", valueName: "SECONDS"))
+    var waitRetry: Double = 10
+
+    @Flag(name: .customLong("retry-connrefused"), help: "Accepted for wget scripts: refused connections are always retried.")
+    var retryConnRefused = false
+
     /// ArgumentParser's own entry point, with wget's exit status 2 for usage errors (it
     /// would use 64, EX_USAGE).
     static func main() async {
@@ -107,6 +122,8 @@ struct SwgetCommand: AsyncParsableCommand {
     func validate() throws {
         if urls.isEmpty { throw ValidationError("missing URL") }
         if let maxRedirect, maxRedirect < 0 { throw ValidationError("--max-redirect must be 0 or more") }
+        if tries < 0 { throw ValidationError("--tries must be 0 or more") }
+        if !(waitRetry >= 0 && waitRetry.isFinite) { throw ValidationError("--waitretry must be 0 or more seconds") }
         for value in [timeout, connectTimeout, readTimeout].compactMap({ $0 }) where !(value > 0 && value.isFinite) {
             throw ValidationError("timeouts must be positive numbers of seconds")
         }
@@ -121,12 +138,15 @@ struct SwgetCommand: AsyncParsableCommand {
 
     func run() async throws {
         let session = Session(configuration: makeConfiguration(), delegate: reporter)
+        let interruption = Interruption(session: session)
         var worst = ExitStatus.success
         for argument in urls {
-            let status = await download(argument, session: session)
+            if interruption.signal != nil { break }
+            let status = await download(argument, session: session, interruption: interruption)
             worst = max(worst, status)
         }
         session.finishTasksAndInvalidate()
+        if let signal = interruption.signal { throw ExitCode(128 + signal) }
         if worst != .success { throw ExitCode(worst.rawValue) }
     }
 
@@ -136,7 +156,7 @@ struct SwgetCommand: AsyncParsableCommand {
     }
 
     /// Downloads one URL; prints its error line, returns its exit status.
-    private func download(_ argument: String, session: Session) async -> ExitStatus {
+    private func download(_ argument: String, session: Session, interruption: Interruption) async -> ExitStatus {
         guard let request = makeRequest(argument) else {
             Terminal.write("swget: \(argument): invalid URL\n")
             return .generic
@@ -154,8 +174,16 @@ struct SwgetCommand: AsyncParsableCommand {
             return .serverError
         }
         guard let error else { return .success }
+        if interruption.signal != nil {
+            var message = "swget: interrupted"
+            if let part = task.partialFile, let kept = error.resumeData?.bytesOnDisk {
+                message += "; \(Units.bytes(kept)) kept in '\(part)'. Run the same command again to continue."
+            }
+            Terminal.write(message + "\n")
+            return .generic
+        }
         var message = "swget: \(url): \(error.message)"
-        if let part = task.partialFile { message += " (partial data kept in '\(part)')" }
+        if let part = task.partialFile { message += " (partial data kept in '\(part)'; run the same command again to continue)" }
         Terminal.write(message + "\n")
         return ExitStatus(error)
     }
@@ -170,6 +198,7 @@ struct SwgetCommand: AsyncParsableCommand {
         destination.collision = noClobber ? .skip : .uniqueName
         destination.useContentDisposition = !noContentDisposition
         destination.trustServerNames = trustServerNames
+        destination.continuePartial = continuePartial
         return destination
     }
 
@@ -185,7 +214,12 @@ struct SwgetCommand: AsyncParsableCommand {
     }
 
     private func makeConfiguration() -> SessionConfiguration {
-        var configuration = SessionConfiguration.default
+        // A background session: the state of every download lives beside its .part file, so
+        // running the same command again continues it (after a crash, Ctrl-C or kill -9).
+        var configuration = SessionConfiguration.background(identifier: "swget")
+        configuration.retryPolicy.maxAttempts = tries
+        configuration.retryPolicy.maxDelay = .milliseconds(Int64(waitRetry * 1000))
+        configuration.retryPolicy.initialDelay = min(.seconds(1), configuration.retryPolicy.maxDelay)
         if let timeout {
             configuration.connectTimeout = .seconds(timeout)
             configuration.idleReadTimeout = .seconds(timeout)

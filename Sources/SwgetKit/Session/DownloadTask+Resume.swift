@@ -129,6 +129,17 @@ extension DownloadTask {
         if fdatasync(file.fileDescriptor) == 0 { try? ResumeStateFile.save(data) }
     }
 
+    /// Background sessions record the new part file at once, so a process killed before the
+    /// first checkpoint still leaves a part that the next run adopts (and restarts).
+    func saveInitialState(_ sink: Sink) {
+        guard session.configuration.backgroundIdentifier != nil, case .part(let file) = sink,
+              var data = progress.withLockedValue({ $0.resume }) else { return }
+        data.bytesOnDisk = 0
+        data.partPath = file.partPath
+        data.finalPath = file.finalPath
+        try? ResumeStateFile.save(data)
+    }
+
     /// Starts the resume state from a response that begins at `offset`.
     private func recordValidators(of response: Response, startingAt offset: Int64) {
         let total: Int64? = if response.statusCode == 206 {

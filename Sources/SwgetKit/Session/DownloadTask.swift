@@ -108,6 +108,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
                 throw error
             }
             progress.withLockedValue { $0.sink = sink }
+            saveInitialState(sink)
             await session.delegate?.downloadTask(self, didCreateDestinationAt: sink.visiblePath)
         }
         let offset = progress.withLockedValue { $0.writeOffset }

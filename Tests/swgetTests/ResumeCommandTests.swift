@@ -1,0 +1,124 @@
+import Foundation
+import Synchronization
+import Testing
+import SwgetTestSupport
+
+/// Interrupted downloads continued by the command: kill -9 at several points, Ctrl-C, `-c`
+/// on files left by other tools, retries. Each ends with a byte-identical file and nothing
+/// left over.
+@Suite("swget resume, end to end", .serialized)
+struct ResumeCommandTests {
+    static let source: [UInt8] = (0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ $0 >> 11) }
+
+    func list(_ dir: String) -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted() }
+    func read(_ path: String) -> [UInt8]? { FileManager.default.contents(atPath: path).map { [UInt8]($0) } }
+
+    /// Runs swget in the background and SIGKILLs it once `part` holds at least `bytes` bytes
+    /// (and its state file has been written after that size).
+    func runAndKill(_ url: String, in dir: String, atLeast bytes: Int) async throws -> SwgetResult {
+        let script = """
+        '\(SwgetProcess.binaryPath)' -q '\(url)' & pid=$!
+        n=0
+        while [ $n -lt 3000 ]; do
+          size=$(stat -c %s data.bin.part 2>/dev/null || echo 0)
+          if [ "$size" -ge \(bytes) ] && [ data.bin.swget -nt data.bin.part -o "$size" -ge \(bytes + 300_000) ]; then break; fi
+          sleep 0.01; n=$((n+1))
+        done
+        kill -9 $pid; wait $pid; echo "killed at $(stat -c %s data.bin.part)"
+        """
+        return try await SwgetProcess.run(executable: "/bin/sh", ["-c", script], in: dir)
+    }
+
+    @Test func killNineAtSeveralPointsThenRerun() async throws {
+        let server = try await TestServer.start { request in
+            TestResponse.serving(Self.source, to: request, etag: "\"k\"").trickled(bytesPerWrite: 30_000, every: .milliseconds(20))
+        }
+        let dir = try makeTemporaryDirectory()
+        let url = server.baseURL + "/data.bin"
+        var killedAt: [Int] = []
+        for point in [400_000, 1_500_000] {
+            let result = try await runAndKill(url, in: dir, atLeast: point)
+            killedAt.append(Int(result.stdoutText.split(separator: " ").last.map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "") ?? -1)
+            #expect(list(dir) == ["data.bin.part", "data.bin.swget"], "\(result.stderr)")
+        }
+        let final = try await SwgetProcess.run(["-q", url], in: dir)
+        try await server.stop()
+        #expect(final.status == 0, "\(final.stderr)")
+        #expect(list(dir) == ["data.bin"])
+        #expect(read(dir + "/data.bin") == Self.source)
+        // The reruns asked for ranges, never from zero again.
+        let ranges = server.requests.compactMap { $0.header("Range") }
+        #expect(ranges.count == 2, "\(ranges) killed at \(killedAt)")
+        #expect(server.requests.dropFirst().allSatisfy { $0.header("If-Range") == "\"k\"" })
+    }
+
+    @Test func interruptKeepsThePartAndSaysHowToContinue() async throws {
+        let server = try await TestServer.start { request in
+            TestResponse.serving(Self.source, to: request, etag: "\"i\"").trickled(bytesPerWrite: 30_000, every: .milliseconds(20))
+        }
+        let dir = try makeTemporaryDirectory()
+        let url = server.baseURL + "/data.bin"
+        let script = """
+        '\(SwgetProcess.binaryPath)' '\(url)' 2>err.txt & pid=$!
+        n=0; while [ $(stat -c %s data.bin.part 2>/dev/null || echo 0) -lt 500000 ] && [ $n -lt 3000 ]; do sleep 0.01; n=$((n+1)); done
+        kill -INT $pid; wait $pid; echo "status $?"; cat err.txt; rm err.txt
+        """
+        let interrupted = try await SwgetProcess.run(executable: "/bin/sh", ["-c", script], in: dir)
+        #expect(interrupted.stdoutText.contains("status 130"), "\(interrupted.stdoutText)")
+        #expect(interrupted.stdoutText.contains("interrupted"))
+        #expect(interrupted.stdoutText.contains("Run the same command again"))
+        #expect(list(dir) == ["data.bin.part", "data.bin.swget"])
+        let rerun = try await SwgetProcess.run([url], in: dir)
+        try await server.stop()
+        #expect(rerun.status == 0)
+        #expect(rerun.stderr.contains("kept from before"))
+        #expect(read(dir + "/data.bin") == Self.source)
+        #expect(list(dir) == ["data.bin"])
+    }
+
+    @Test func continueFlagTakesOverAFileFromAnotherTool() async throws {
+        let server = try await TestServer.start { request in TestResponse.serving(Self.source, to: request, etag: "\"c\"") }
+        let dir = try makeTemporaryDirectory()
+        // A truncated download left by another tool under the final name, and a complete one.
+        try Data(Self.source.prefix(1_234_567)).write(to: URL(fileURLWithPath: dir + "/data.bin"))
+        try Data(Self.source).write(to: URL(fileURLWithPath: dir + "/whole.bin"))
+        let partial = try await SwgetProcess.run(["-q", "-c", server.baseURL + "/data.bin"], in: dir)
+        let whole = try await SwgetProcess.run(["-q", "-c", server.baseURL + "/whole.bin"], in: dir)
+        try await server.stop()
+        #expect(partial.status == 0 && whole.status == 0, "\(partial.stderr) \(whole.stderr)")
+        #expect(read(dir + "/data.bin") == Self.source)
+        #expect(read(dir + "/whole.bin") == Self.source)
+        #expect(list(dir) == ["data.bin", "whole.bin"])
+        let ranges = server.requests.compactMap { $0.header("Range") }
+        #expect(ranges == ["bytes=1234567-", "bytes=3000000-"])
+    }
+
+    @Test func continueWithoutRangeSupportStartsOverInsteadOfCorrupting() async throws {
+        let server = try await TestServer.start { _ in .ok(Self.source) }  // ignores Range
+        let dir = try makeTemporaryDirectory()
+        try Data(Array(repeating: 0xEE, count: 1000)).write(to: URL(fileURLWithPath: dir + "/data.bin"))
+        let result = try await SwgetProcess.run(["-q", "-c", server.baseURL + "/data.bin"], in: dir)
+        try await server.stop()
+        #expect(result.status == 0)
+        #expect(read(dir + "/data.bin") == Self.source)
+    }
+
+    @Test func transientFailuresAreRetriedAndTriesAreHonoured() async throws {
+        let count = Mutex(0)
+        let server = try await TestServer.start { request in
+            let n = count.withLock { $0 += 1; return $0 }
+            let response = TestResponse.serving(Self.source, to: request, etag: "\"t\"")
+            return n < 4 ? response.closing(afterBodyBytes: 100_000 * n) : response
+        }
+        let dir = try makeTemporaryDirectory()
+        let ok = try await SwgetProcess.run(["--waitretry", "0.05", server.baseURL + "/data.bin"], in: dir)
+        #expect(ok.status == 0, "\(ok.stderr)")
+        #expect(ok.stderr.contains("retrying"))
+        #expect(read(dir + "/data.bin") == Self.source)
+        count.withLock { $0 = 0 }
+        let limited = try await SwgetProcess.run(["-q", "-t", "2", "--waitretry", "0.05", "-O", "two.bin", server.baseURL + "/data.bin"], in: dir)
+        try await server.stop()
+        #expect(limited.status == 4)
+        #expect(list(dir).contains("two.bin.part"))
+    }
+}
