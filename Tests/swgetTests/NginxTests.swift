@@ -62,6 +62,48 @@ struct NginxTests {
         }
     }
 
+    @Test func continueFlagAgainstNginx() async throws {
+        try await Self.withNginx { f in
+            let dir = try makeTemporaryDirectory()
+            try Data(f.payload.prefix(1_000_000)).write(to: URL(fileURLWithPath: dir + "/data.bin"))
+            let result = try await SwgetProcess.run(["-c", f.nginx.httpURL + "/data.bin"], in: dir)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("kept from before"))
+            #expect(FileManager.default.contents(atPath: dir + "/data.bin").map { [UInt8]($0) } == f.payload)
+            #expect(f.nginx.accessLog().contains("range=\"bytes=1000000-\""))
+        }
+    }
+
+    @Test func fileChangedOnTheServerBetweenAttemptsRestarts() async throws {
+        try await Self.withNginx { f in
+            let dir = try makeTemporaryDirectory()
+            let url = f.nginx.httpURL + "/slow/data.bin"   // limit_rate 1m: about 3 s for 3 MB
+            let script = """
+            '\(SwgetProcess.binaryPath)' -q '\(url)' & pid=$!
+            n=0
+            while [ $n -lt 1000 ]; do
+              if [ -f data.bin.swget ] && [ data.bin.swget -nt data.bin.part ] && [ $(stat -c %s data.bin.part) -ge 1200000 ]; then break; fi
+              sleep 0.01; n=$((n+1))
+            done
+            kill -9 $pid; wait $pid; true
+            """
+            _ = try await SwgetProcess.run(executable: "/bin/sh", ["-c", script], in: dir)
+            #expect(FileManager.default.fileExists(atPath: dir + "/data.bin.part"))
+            // The file changes on the server: new content, new length, new ETag.
+            let changed = [UInt8](repeating: 0x5A, count: 2_500_000)
+            try await Task.sleep(for: .milliseconds(1100))  // a new mtime second, hence a new ETag
+            try Data(changed).write(to: URL(fileURLWithPath: f.root + "/data.bin"))
+            let rerun = try await SwgetProcess.run(["-q", url], in: dir)
+            #expect(rerun.status == 0, "\(rerun.stderr)")
+            #expect(FileManager.default.contents(atPath: dir + "/data.bin").map { [UInt8]($0) } == changed)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["data.bin"])
+            // The rerun asked for the rest with If-Range and got the whole new file instead.
+            let log = f.nginx.accessLog().split(separator: "\n")
+            #expect(log.contains { $0.hasPrefix("GET /slow/data.bin 200") && $0.contains("range=\"bytes=") && !$0.contains("if_range=\"\"") },
+                    "\(log)")
+        }
+    }
+
     @Test func redirectsAndContentDispositionFromNginx() async throws {
         try await Self.withNginx { f in
             let dir = try makeTemporaryDirectory()
