@@ -17,7 +17,11 @@ struct SwgetCommand: AsyncParsableCommand {
 
         Exit status: 0 success, 1 generic error, 2 usage error, 3 file I/O error, 4 network \
         failure, 5 TLS verification failure, 6 authentication failure, 7 protocol error, \
-        8 server error response. With several URLs the most severe wins.
+        8 server error response; 130/143 interrupted (the .part is kept). With several URLs the \
+        most severe wins.
+
+        An interrupted download continues when the same command runs again: its state is kept \
+        in NAME.swget beside NAME.part.
         """,
         version: "swget \(SwgetVersion.string)"
     )
