@@ -30,6 +30,11 @@ final class HTTPConnection: Sendable {
         var maxHeaderBytes: Int
         /// nil for plain http.
         var tls: NIOSSLContext?
+        /// The largest socket read. Over TLS each read is also decrypted into a buffer of its
+        /// own, so reads stay at 256 KiB there (1 MiB reads cost ~10 MB more RSS for no speed).
+        var maximumRead: Int {
+            tls == nil ? receiveBufferSize : min(receiveBufferSize, 256 * 1024)
+        }
         /// Runs the server-trust challenge; nil when verification is off.
         var trust: (@Sendable (_ chain: [NIOSSLCertificate], _ host: String, _ port: Int) async -> TrustEvaluation)?
     }
@@ -44,7 +49,7 @@ final class HTTPConnection: Sendable {
             .channelOption(.autoRead, value: false)
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(
-                minimum: 1024, initial: 64 * 1024, maximum: settings.receiveBufferSize))
+                minimum: 1024, initial: 64 * 1024, maximum: settings.maximumRead))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try configurePipeline(channel: channel, host: host, port: origin.port,

@@ -12,7 +12,13 @@ import X509
 /// inside NIOSSL's custom verification callback so that the session's server-trust challenge can
 /// accept, reject or defer to this verdict.
 final class TrustEvaluator: Sendable {
-    private let roots: CertificateStore
+    /// The `--ca-certificate` roots alone, tried first: when they suffice, the system bundle
+    /// (some 150 certificates, several MB parsed) is never loaded.
+    private let extraRoots: CertificateStore?
+    /// Roots from SSL_CERT_FILE plus the extra ones; the distribution bundle joins them on
+    /// first use when `usesSystemBundle`.
+    private let fileRoots: [Certificate]
+    private let usesSystemBundle: Bool
 
     /// Loads the trust roots `settings` ask for. Throws a ``SessionError/fileIO``-category error
     /// naming the file when an extra CA file cannot be read or holds no certificate.
@@ -21,16 +27,24 @@ final class TrustEvaluator: Sendable {
         for path in settings.additionalTrustRootFiles {
             extra += try Self.loadPEMCertificates(path: path)
         }
-        var roots = CertificateStore()
+        var fileRoots = extra
+        var usesSystemBundle = false
         if settings.useSystemTrustRoots {
             if let file = environment["SSL_CERT_FILE"], !file.isEmpty {
-                roots.append(contentsOf: try Self.loadPEMCertificates(path: file))
+                fileRoots += try Self.loadPEMCertificates(path: file)
             } else {
-                roots = CertificateStore.systemTrustRoots
+                usesSystemBundle = true
             }
         }
-        roots.append(contentsOf: extra)
-        self.roots = roots
+        self.fileRoots = fileRoots
+        self.usesSystemBundle = usesSystemBundle
+        self.extraRoots = extra.isEmpty ? nil : CertificateStore(extra)
+    }
+
+    /// Every trusted root. Touching `systemTrustRoots` starts parsing the bundle, so this runs
+    /// only when a validation needs it.
+    private var roots: CertificateStore {
+        usesSystemBundle ? CertificateStore.systemTrustRoots.appending(contentsOf: fileRoots) : CertificateStore(fileRoots)
     }
 
     /// Evaluates `chain` (leaf first) for `host`.
@@ -42,18 +56,26 @@ final class TrustEvaluator: Sendable {
             return .untrusted(reason: "unparseable server certificate")
         }
         guard let leaf = parsed.first else { return .untrusted(reason: "server sent no certificate") }
-        let isIP = Self.isIPLiteral(host)
-        var verifier = Verifier(rootCertificates: roots) {
-            RFC5280Policy()
-            ServerIdentityPolicy(serverHostname: isIP ? nil : host, serverIP: isIP ? host : nil)
+        let intermediates = CertificateStore(parsed.dropFirst())
+        if let extraRoots, case .validCertificate = await Self.validate(leaf, intermediates, roots: extraRoots, host: host) {
+            return .trusted
         }
-        let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore(parsed.dropFirst()))
-        switch result {
+        switch await Self.validate(leaf, intermediates, roots: roots, host: host) {
         case .validCertificate:
             return .trusted
         case .couldNotValidate(let failures):
             return .untrusted(reason: Self.describe(failures.map { String(describing: $0.policyFailureReason) }))
         }
+    }
+
+    private static func validate(_ leaf: Certificate, _ intermediates: CertificateStore, roots: CertificateStore,
+                                 host: String) async -> CertificateValidationResult {
+        let isIP = isIPLiteral(host)
+        var verifier = Verifier(rootCertificates: roots) {
+            RFC5280Policy()
+            ServerIdentityPolicy(serverHostname: isIP ? nil : host, serverIP: isIP ? host : nil)
+        }
+        return await verifier.validate(leaf: leaf, intermediates: intermediates)
     }
 
     static func isIPLiteral(_ host: String) -> Bool {
