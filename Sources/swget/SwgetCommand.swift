@@ -141,6 +141,9 @@ struct SwgetCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // A file size limit (ulimit -f) or a full quota must end in a clear write error that
+        // keeps the .part, not in a silent kill by SIGXFSZ.
+        _ = Glibc.signal(SIGXFSZ, SIG_IGN)
         let session = Session(configuration: makeConfiguration(), delegate: reporter)
         let interruption = Interruption(session: session)
         var worst = ExitStatus.success

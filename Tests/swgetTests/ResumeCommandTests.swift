@@ -103,6 +103,28 @@ struct ResumeCommandTests {
         #expect(read(dir + "/data.bin") == Self.source)
     }
 
+    @Test func writeErrorsKeepThePartAndStateForALaterRun() async throws {
+        let server = try await TestServer.start { request in TestResponse.serving(Self.source, to: request, etag: "\"w\"") }
+        let dir = try makeTemporaryDirectory()
+        let url = server.baseURL + "/data.bin"
+        // ulimit -f 1000: writes past 512,000 bytes fail with EFBIG, as on a full disk.
+        let full = try await SwgetProcess.run(executable: "/bin/sh",
+                                              ["-c", "ulimit -f 1000; exec '\(SwgetProcess.binaryPath)' -q '\(url)'"], in: dir)
+        #expect(full.status == 3, "\(full.stderr)")
+        #expect(full.stderr.contains("File too large"))
+        #expect(full.stderr.contains("data.bin.part"))
+        #expect(list(dir) == ["data.bin.part", "data.bin.swget"])
+        // Space again: the same command finishes the file from where it stopped.
+        let rerun = try await SwgetProcess.run(["-q", url], in: dir)
+        try await server.stop()
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(read(dir + "/data.bin") == Self.source)
+        #expect(list(dir) == ["data.bin"])
+        // It continued from the size limit (512 000 bytes: sh counts 512-byte blocks), not from zero.
+        let range = server.requests.last?.header("Range") ?? ""
+        #expect(range == "bytes=512000-", "\(server.requests.map { $0.header("Range") ?? "-" })")
+    }
+
     @Test func transientFailuresAreRetriedAndTriesAreHonoured() async throws {
         let count = Mutex(0)
         let server = try await TestServer.start { request in

@@ -62,21 +62,23 @@ final class FileSink: BodySink {
     var isPaused: Bool { false }
 
     func write(_ part: ByteBuffer) throws(SessionError) {
-        let result: Int32 = part.withUnsafeReadableBytes { raw in
-            guard var pointer = raw.baseAddress else { return 0 }
+        // (error, bytes of this part that did reach the file)
+        let (result, done): (Int32, Int) = part.withUnsafeReadableBytes { raw in
+            guard var pointer = raw.baseAddress else { return (0, 0) }
             var remaining = raw.count
             while remaining > 0 {
                 let n = Glibc.write(fd, pointer, remaining)
                 if n < 0 {
                     if errno == EINTR { continue }
-                    return errno
+                    return (errno, raw.count - remaining)
                 }
                 pointer += n
                 remaining -= n
             }
-            return 0
+            return (0, raw.count)
         }
         if result != 0 {
+            written += Int64(done)  // what did land still counts for a resume
             throw SessionError.fileIO.with("write failed: \(String(cString: strerror(result)))")
         }
         written += Int64(part.readableBytes)
