@@ -39,7 +39,7 @@ extension DownloadTask {
     /// a fresh 2xx answer records its validators.
     func interceptResume(_ response: Response, framing: ResponseFraming, on connection: HTTPConnection) async throws(SessionError) -> Bool {
         let (requested, resume, sink) = progress.withLockedValue { ($0.requestedOffset, $0.resume, $0.sink) }
-        guard let requested, let resume, let sink else {
+        guard requested != nil, let resume, let sink else {
             if response.isSuccess { recordValidators(of: response, startingAt: 0) }
             return false
         }
@@ -71,7 +71,6 @@ extension DownloadTask {
             throw SessionError.restart(reason)
         case .complete:
             session.pool.release(connection, reusable: framing.keepAlive)
-            _ = requested
             mutable.withLockedValue { $0.bytesReceived = resume.bytesOnDisk }
             try await finish(sink)
             return true
@@ -193,9 +192,7 @@ extension DownloadTask {
             $0.resume = data
             $0.sink = .part(file)
         }
-        do { try position(.part(file), at: data.bytesOnDisk) } catch {
-            throw error
-        }
+        try position(.part(file), at: data.bytesOnDisk)
     }
 
     /// A background session's state beside the destination, for this very URL.
