@@ -61,13 +61,8 @@ extension DownloadTask {
                 throw SessionError.badResponse.with("\(reason); cannot restart a transfer to standard output")
             }
             try position(sink, at: 0)
-            progress.withLockedValue {
-                $0.resume?.bytesOnDisk = 0
-                $0.resume?.etag = nil
-                $0.resume?.lastModified = nil
-                $0.resume?.expectedLength = nil
-                $0.resume?.acceptsUnvalidatedRange = false
-            }
+            // Nothing stored is worth anything now: the next answer starts the state afresh.
+            progress.withLockedValue { $0.resume = nil }
             throw SessionError.restart(reason)
         case .complete:
             session.pool.release(connection, reusable: framing.keepAlive)
