@@ -28,8 +28,15 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
+                "CZlib", "CBrotli", "CZstd",
             ]
         ),
+        // The system compression libraries, reached through tiny module maps (headers from
+        // zlib1g-dev, libbrotli-dev and libzstd-dev; scripts/install-deps installs them).
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+        .systemLibrary(name: "CBrotli", path: "Sources/CBrotli"),
+        .systemLibrary(name: "CZstd", path: "Sources/CZstd"),
+        .systemLibrary(name: "CBrotliEncoder", path: "Tests/CBrotliEncoder"),
         .executableTarget(
             name: "swget",
             dependencies: [
@@ -49,6 +56,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+                "CZlib", "CZstd", "CBrotliEncoder",
             ],
             path: "Tests/SwgetTestSupport"
         ),

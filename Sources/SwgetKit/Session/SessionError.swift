@@ -25,7 +25,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
     enum Code: Sendable, Hashable {
         case unsupportedURL, unresolvableHost, connectFailed, connectionClosed, timedOut, readTimedOut, resourceTimedOut
         case tlsUntrusted, tlsHandshake, badResponse, headersTooLarge, tooManyRedirects, redirectLoop
-        case badRedirect, fileIO, cancelled, sessionInvalidated
+        case badRedirect, fileIO, cancelled, sessionInvalidated, decodingFailed, tooLarge
         /// Internal: the server answered with a transient status; retry (never escapes a task).
         case serverBusy
         /// Internal: the stored bytes cannot be continued; start the transfer again at once.
@@ -51,7 +51,8 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
         case .unsupportedURL, .sessionInvalidated: .usage
         case .unresolvableHost, .connectFailed, .connectionClosed, .timedOut, .readTimedOut, .resourceTimedOut: .network
         case .tlsUntrusted, .tlsHandshake: .tls
-        case .badResponse, .headersTooLarge, .tooManyRedirects, .redirectLoop, .badRedirect, .restart: .protocol
+        case .badResponse, .headersTooLarge, .tooManyRedirects, .redirectLoop, .badRedirect, .restart, .decodingFailed: .protocol
+        case .tooLarge: .generic
         case .serverBusy: .network
         case .fileIO: .fileIO
         case .cancelled: .cancelled
@@ -95,6 +96,10 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
     public static let badRedirect = SessionError(.badRedirect, "bad redirect")
     /// Creating, writing or publishing the destination file failed.
     public static let fileIO = SessionError(.fileIO, "file I/O error")
+    /// The body's content coding (or a decoded payload) was corrupt or truncated.
+    public static let decodingFailed = SessionError(.decodingFailed, "corrupt compressed data")
+    /// The body is larger than the configuration's ``SessionConfiguration/maximumBodyBytes``.
+    public static let tooLarge = SessionError(.tooLarge, "file larger than the size limit")
     /// The task was cancelled.
     public static let cancelled = SessionError(.cancelled, "cancelled")
     /// The session was invalidated before the task could start.

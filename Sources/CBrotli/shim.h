@@ -1,0 +1,2 @@
+// The system brotli decoder (libbrotli-dev) for the br content coding.
+#include <brotli/decode.h>

@@ -1,0 +1,26 @@
+/// A content coding swget can decode (RFC 9110 §8.4.1), and the rules for reading
+/// `Content-Encoding`.
+public enum ContentCoding: String, Sendable, Hashable, Codable, CaseIterable {
+    case gzip, deflate, br, zstd
+
+    /// The `Accept-Encoding` value that asks for every coding swget decodes (`--compressed`).
+    public static let acceptAll = "gzip, deflate, br, zstd"
+
+    /// Parses a `Content-Encoding` value into the codings in the order the server applied them
+    /// (`deflate, gzip` means deflate first, so gzip is undone first). `identity` is dropped and
+    /// `x-gzip` is gzip. Returns nil when any coding is unknown: such a body cannot be decoded.
+    public static func parse(_ value: String) -> [ContentCoding]? {
+        var codings: [ContentCoding] = []
+        for item in value.split(separator: ",") {
+            let name = item.trimmingOWS.lowercased()
+            switch name {
+            case "", "identity": continue
+            case "x-gzip": codings.append(.gzip)
+            default:
+                guard let coding = ContentCoding(rawValue: name) else { return nil }
+                codings.append(coding)
+            }
+        }
+        return codings
+    }
+}
