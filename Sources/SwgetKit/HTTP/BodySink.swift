@@ -6,22 +6,31 @@ import Glibc
 /// What the task driver hears while a body streams. Progress is throttled at the source, so the
 /// stream carries a handful of events a second for a download however fast it runs.
 enum BodyEvent: Sendable {
-    /// Total body bytes consumed so far (written to the file, or delivered).
+    /// Body bytes received so far, as sent (before content decoding).
     case progress(Int64)
-    /// A piece of body for a data task.
+    /// A piece of (decoded) body for a data task.
     case data([UInt8])
-    /// The body ended; `bytes` in total.
-    case end(bytes: Int64)
+    /// The body ended: `bytes` received in total, `decoded` bytes delivered after decoding
+    /// (equal when nothing was decoded).
+    case end(bytes: Int64, decoded: Int64)
     case failed(SessionError)
+}
+
+/// What happens to body bytes between the framing and the sink's output.
+struct BodyTransform: Sendable {
+    /// Codings to undo, in the order the server applied them (empty: bytes as sent).
+    var decoding: [ContentCoding] = []
+    /// Most bytes the sink may output (after decoding); more fails with ``SessionError/tooLarge``.
+    var limit: Int64?
 }
 
 /// Where body bytes go, chosen by the driver and built on the event loop.
 enum SinkSpec: Sendable {
     /// Write to `fd` (a file or stdout), reporting progress at most every `progressInterval`.
-    case file(fd: Int32, progressInterval: TimeAmount)
+    case file(fd: Int32, progressInterval: TimeAmount, transform: BodyTransform = BodyTransform())
     /// Deliver pieces to the driver; reading pauses while more than `highWatermark` bytes are
     /// delivered but not yet acknowledged.
-    case data(highWatermark: Int)
+    case data(highWatermark: Int, transform: BodyTransform = BodyTransform())
     /// Read and drop at most `limit` bytes (the body of a redirect), then fail if there is more.
     case discard(limit: Int64)
 }
@@ -32,56 +41,88 @@ protocol BodySink: AnyObject {
     func write(_ part: ByteBuffer) throws(SessionError)
     /// True while the sink wants no more reads (backpressure).
     var isPaused: Bool { get }
-    /// The body ended cleanly; returns the total byte count.
-    func finish() throws(SessionError) -> Int64
+    /// The body ended cleanly: flushes the decoders (which may find the encoded data
+    /// truncated) and returns the received and decoded byte counts.
+    func finish() throws(SessionError) -> (received: Int64, decoded: Int64)
+    /// The transfer failed: reports the bytes received so far, decodes nothing more.
+    func abandon()
     /// The driver acknowledged `count` delivered bytes (data sinks only).
     func acknowledge(_ count: Int)
 }
 
+/// The decoding and size-limit stage of a sink: feeds each part through the decoder chain (if
+/// any) and hands the output on, counting what comes out.
+struct BodyOutput {
+    private let chain: DecoderChain?
+    private let limit: Int64?
+    private(set) var received: Int64 = 0
+    private(set) var delivered: Int64 = 0
+
+    init(_ transform: BodyTransform) {
+        chain = transform.decoding.isEmpty ? nil : DecoderChain(transform.decoding)
+        limit = transform.limit
+    }
+
+    /// Passes `part` (decoded when asked) to `deliver`.
+    mutating func process(_ part: ByteBuffer, _ deliver: DecodedOutput) throws(SessionError) {
+        var failure: SessionError?
+        part.withUnsafeReadableBytes { raw in
+            do throws(SessionError) {
+                if let chain {
+                    try chain.decode(raw) { piece throws(SessionError) in try pass(piece, deliver) }
+                } else {
+                    try pass(raw, deliver)
+                }
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        received += Int64(part.readableBytes)
+    }
+
+    /// The body ended: whatever the decoders still hold, and the check that nothing is missing.
+    mutating func finish(_ deliver: DecodedOutput) throws(SessionError) {
+        try chain?.finish { piece throws(SessionError) in try pass(piece, deliver) }
+    }
+
+    private mutating func pass(_ bytes: UnsafeRawBufferPointer, _ deliver: DecodedOutput) throws(SessionError) {
+        if let limit, delivered + Int64(bytes.count) > limit {
+            throw SessionError.tooLarge.with("the \(chain == nil ? "body" : "decoded body") exceeds the limit of \(limit) bytes")
+        }
+        try deliver(bytes)
+        delivered += Int64(bytes.count)
+    }
+}
+
 /// Writes each body part to a file descriptor with `write(2)` on the event loop: the body never
-/// leaves the pipeline, no copies, no hops (curl's model).
+/// leaves the pipeline, no copies, no hops (curl's model). Decoded bodies are written from the
+/// decoders' buffers.
 final class FileSink: BodySink {
     private let fd: Int32
     private let events: AsyncStream<BodyEvent>.Continuation
     private let progressInterval: TimeAmount
     private let eventLoop: EventLoop
-    private var written: Int64 = 0
+    private var output: BodyOutput
     private var reported: Int64 = -1
     private var lastReport = NIODeadline.distantPast
     /// A report due at the end of the current interval, so the last bytes before a pause are
     /// never left unreported.
     private var trailingReport: Scheduled<Void>?
 
-    init(fd: Int32, progressInterval: TimeAmount, eventLoop: EventLoop, events: AsyncStream<BodyEvent>.Continuation) {
+    init(fd: Int32, progressInterval: TimeAmount, transform: BodyTransform, eventLoop: EventLoop,
+         events: AsyncStream<BodyEvent>.Continuation) {
         self.fd = fd
         self.progressInterval = progressInterval
         self.eventLoop = eventLoop
         self.events = events
+        output = BodyOutput(transform)
     }
 
     var isPaused: Bool { false }
 
     func write(_ part: ByteBuffer) throws(SessionError) {
-        // (error, bytes of this part that did reach the file)
-        let (result, done): (Int32, Int) = part.withUnsafeReadableBytes { raw in
-            guard var pointer = raw.baseAddress else { return (0, 0) }
-            var remaining = raw.count
-            while remaining > 0 {
-                let n = Glibc.write(fd, pointer, remaining)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return (errno, raw.count - remaining)
-                }
-                pointer += n
-                remaining -= n
-            }
-            return (0, raw.count)
-        }
-        if result != 0 {
-            written += Int64(done)  // what did land still counts for a resume
-            throw SessionError.fileIO.with("write failed: \(String(cString: strerror(result)))")
-        }
-        written += Int64(part.readableBytes)
+        try output.process(part) { bytes throws(SessionError) in try Self.writeAll(bytes, to: fd) }
         let now = NIODeadline.now()
         if now - lastReport >= progressInterval {
             report(at: now)
@@ -89,49 +130,77 @@ final class FileSink: BodySink {
             let sink = NIOLoopBound(self, eventLoop: eventLoop)
             trailingReport = eventLoop.scheduleTask(deadline: lastReport + progressInterval) {
                 sink.value.trailingReport = nil
-                if sink.value.reported != sink.value.written { sink.value.report(at: .now()) }
+                if sink.value.reported != sink.value.output.received { sink.value.report(at: .now()) }
             }
+        }
+    }
+
+    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) throws(SessionError) {
+        guard var pointer = bytes.baseAddress else { return }
+        var remaining = bytes.count
+        while remaining > 0 {
+            let n = Glibc.write(fd, pointer, remaining)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SessionError.fileIO.with("write failed: \(String(cString: strerror(errno)))")
+            }
+            pointer += n
+            remaining -= n
         }
     }
 
     private func report(at now: NIODeadline) {
         lastReport = now
-        reported = written
-        events.yield(.progress(written))
+        reported = output.received
+        events.yield(.progress(output.received))
     }
 
-    func finish() throws(SessionError) -> Int64 {
+    func finish() throws(SessionError) -> (received: Int64, decoded: Int64) {
+        try output.finish { bytes throws(SessionError) in try Self.writeAll(bytes, to: fd) }
+        abandon()
+        return (output.received, output.delivered)
+    }
+
+    func abandon() {
         trailingReport?.cancel()
         trailingReport = nil
-        if reported != written { events.yield(.progress(written)) }
-        return written
+        if reported != output.received { report(at: .now()) }
     }
 
     func acknowledge(_ count: Int) {}
 }
 
-/// Hands body parts to the driver as byte arrays, pausing the connection while the consumer is
-/// behind by more than the high watermark.
+/// Hands (decoded) body parts to the driver as byte arrays, pausing the connection while the
+/// consumer is behind by more than the high watermark.
 final class DataSink: BodySink {
     private let events: AsyncStream<BodyEvent>.Continuation
     private let highWatermark: Int
     private var outstanding = 0
-    private var total: Int64 = 0
+    private var output: BodyOutput
 
-    init(highWatermark: Int, events: AsyncStream<BodyEvent>.Continuation) {
+    init(highWatermark: Int, transform: BodyTransform, events: AsyncStream<BodyEvent>.Continuation) {
         self.highWatermark = highWatermark
         self.events = events
+        output = BodyOutput(transform)
     }
 
     var isPaused: Bool { outstanding > highWatermark }
 
     func write(_ part: ByteBuffer) throws(SessionError) {
-        outstanding += part.readableBytes
-        total += Int64(part.readableBytes)
-        events.yield(.data(Array(part.readableBytesView)))
+        try output.process(part) { bytes throws(SessionError) in deliver(bytes) }
     }
 
-    func finish() throws(SessionError) -> Int64 { total }
+    private func deliver(_ bytes: UnsafeRawBufferPointer) {
+        outstanding += bytes.count
+        events.yield(.data(Array(bytes)))
+    }
+
+    func finish() throws(SessionError) -> (received: Int64, decoded: Int64) {
+        try output.finish { bytes throws(SessionError) in deliver(bytes) }
+        return (output.received, output.delivered)
+    }
+
+    func abandon() {}
 
     func acknowledge(_ count: Int) { outstanding -= count }
 }
@@ -150,7 +219,9 @@ final class DiscardSink: BodySink {
         if total > limit { throw SessionError.badResponse.with("redirect body too large to drain") }
     }
 
-    func finish() throws(SessionError) -> Int64 { total }
+    func finish() throws(SessionError) -> (received: Int64, decoded: Int64) { (total, total) }
+
+    func abandon() {}
 
     func acknowledge(_ count: Int) {}
 }
@@ -158,8 +229,9 @@ final class DiscardSink: BodySink {
 extension SinkSpec {
     func makeSink(eventLoop: EventLoop, events: AsyncStream<BodyEvent>.Continuation) -> BodySink {
         switch self {
-        case .file(let fd, let interval): FileSink(fd: fd, progressInterval: interval, eventLoop: eventLoop, events: events)
-        case .data(let mark): DataSink(highWatermark: mark, events: events)
+        case .file(let fd, let interval, let transform):
+            FileSink(fd: fd, progressInterval: interval, transform: transform, eventLoop: eventLoop, events: events)
+        case .data(let mark, let transform): DataSink(highWatermark: mark, transform: transform, events: events)
         case .discard(let limit): DiscardSink(limit: limit)
         }
     }

@@ -209,8 +209,8 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         // close_notify) is noticed at once instead of on the next request.
         context?.read()
         do {
-            let total = try sink.finish()
-            events.yield(.end(bytes: total))
+            let (received, decoded) = try sink.finish()
+            events.yield(.end(bytes: received, decoded: decoded))
         } catch {
             events.yield(.failed(error))
         }
@@ -225,7 +225,7 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .awaitingHead(let promise):
             promise.fail(error)
         case .streaming(let sink, let events):
-            _ = try? sink.finish()  // reports how much was written before the failure
+            sink.abandon()  // reports how much was written before the failure
             events.yield(.failed(error))
             events.finish()
         case .parked(let buffered, nil):

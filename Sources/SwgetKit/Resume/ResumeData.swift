@@ -11,8 +11,13 @@ import Foundation
 /// (the state is written only after the part file was synced up to that length), and the bytes
 /// `0..<bytesOnDisk` are a prefix of the representation identified by the validators.
 ///
-/// Content encodings: swget asks for and stores the identity encoding; a body the server
-/// compresses anyway is stored as sent, so ranges always refer to the stored bytes.
+/// Content encodings: ranges count bytes of the representation *as sent*, so only bytes stored
+/// as sent can be continued. Undecoded bodies (the default identity coding, or any coding kept
+/// with ``SessionConfiguration/decodesContentEncoding`` off) resume; `contentEncoding` records
+/// their coding, the resumed request asks for exactly that coding, and a `206` in another coding
+/// starts over. A body that is being decoded (a `Content-Encoding`, or a gzip payload the
+/// delegate chose to decode) is never resumed: its state keeps `bytesOnDisk` at 0, so an
+/// interrupted decoded transfer restarts from zero — slower, never corrupt.
 public struct ResumeData: Sendable, Equatable, Codable {
     /// Format version; readers refuse versions they do not know.
     public static let currentVersion = 1
@@ -39,6 +44,9 @@ public struct ResumeData: Sendable, Equatable, Codable {
     /// Resume even without validators or a known length (`-c` on a file another tool left):
     /// the answer must still start exactly at `bytesOnDisk`.
     public var acceptsUnvalidatedRange: Bool = false
+    /// The `Content-Encoding` of the stored bytes (normalised: "gzip", "deflate, gzip"); nil for
+    /// identity.
+    public var contentEncoding: String?
 
     public init(originalURL: String, finalURL: String, etag: String?, lastModified: String?,
                 expectedLength: Int64?, bytesOnDisk: Int64, partPath: String, finalPath: String,
@@ -70,7 +78,7 @@ public struct ResumeData: Sendable, Equatable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case version, originalURL, finalURL, etag, lastModified, expectedLength, bytesOnDisk, partPath, finalPath
-        case sessionIdentifier, acceptsUnvalidatedRange
+        case sessionIdentifier, acceptsUnvalidatedRange, contentEncoding
     }
 
     public init(from decoder: any Decoder) throws {
@@ -86,6 +94,7 @@ public struct ResumeData: Sendable, Equatable, Codable {
         finalPath = try c.decode(String.self, forKey: .finalPath)
         sessionIdentifier = try c.decodeIfPresent(String.self, forKey: .sessionIdentifier)
         acceptsUnvalidatedRange = try c.decodeIfPresent(Bool.self, forKey: .acceptsUnvalidatedRange) ?? false
+        contentEncoding = try c.decodeIfPresent(String.self, forKey: .contentEncoding)
     }
 
     /// Parses the JSON form; nil when it is not resume data of a known version.

@@ -31,9 +31,12 @@ enum ResumeNegotiation {
     /// The plan for `data`. A strong ETag is used for `If-Range`, else Last-Modified; a weak
     /// ETag is never used. Without any validator a resume is still attempted when the total
     /// length is known: the answer must then repeat that exact length (wget's `-c` check).
+    /// `Accept-Encoding` asks for exactly the coding of the stored bytes (identity, usually), as
+    /// a range of another coding would be a range of other bytes.
     static func plan(for data: ResumeData) -> Plan {
         guard data.bytesOnDisk > 0 else { return .fresh }
-        var headers = [HeaderPair(name: "Range", value: "bytes=\(data.bytesOnDisk)-")]
+        var headers = [HeaderPair(name: "Range", value: "bytes=\(data.bytesOnDisk)-"),
+                       HeaderPair(name: "Accept-Encoding", value: data.contentEncoding ?? "identity")]
         if data.hasStrongETag, let etag = data.etag {
             headers.append(HeaderPair(name: "If-Range", value: etag))
         } else if let modified = data.lastModified {
@@ -59,6 +62,10 @@ enum ResumeNegotiation {
             }
             guard first == offset else {
                 return .restartWithNewRequest(reason: "the server resumed at byte \(first), not \(offset)")
+            }
+            let coding = BodyDecoding.normalizedEncoding(headers["Content-Encoding"])
+            guard coding == data.contentEncoding else {
+                return .restartWithNewRequest(reason: "the server changed the content coding (\(data.contentEncoding ?? "identity") → \(coding ?? "identity"))")
             }
             if let expected = data.expectedLength, let total = range.total, total != expected {
                 return .restartWithNewRequest(reason: "the file's length changed (\(expected) → \(total))")

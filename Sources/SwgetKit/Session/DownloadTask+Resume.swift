@@ -82,7 +82,9 @@ extension DownloadTask {
         progress.withLockedValue { $0.sink = nil }
         switch sink {
         case .part(let file):
-            let bytes = resume?.bytesOnDisk ?? 0
+            // Corrupt encoded data, or a file over the size limit: nothing worth keeping.
+            let worthless = error == SessionError.decodingFailed || error == SessionError.tooLarge
+            let bytes = worthless ? 0 : resume?.bytesOnDisk ?? 0
             if bytes > 0, var data = resume {
                 fdatasync(file.fileDescriptor)
                 data.partPath = file.partPath
@@ -111,6 +113,7 @@ extension DownloadTask {
         mutable.withLockedValue { $0.bytesReceived = total }
         let now = NIODeadline.now()
         let checkpoint: ResumeData? = progress.withLockedValue { p in
+            guard p.decoding.isEmpty else { return nil }  // decoded bytes are never continued
             p.resume?.bytesOnDisk = total
             guard session.configuration.backgroundIdentifier != nil, case .part = sink, total > p.lastCheckpoint,
                   now - p.lastCheckpointTime >= .seconds(1) || total - p.lastCheckpoint >= Self.checkpointBytes else { return nil }
@@ -156,6 +159,7 @@ extension DownloadTask {
             data.expectedLength = total ?? (offset > 0 ? data.expectedLength : nil)
             data.bytesOnDisk = offset
             data.acceptsUnvalidatedRange = false
+            if offset == 0 { data.contentEncoding = BodyDecoding.normalizedEncoding(response.headers["Content-Encoding"]) }
             p.resume = data
         }
     }

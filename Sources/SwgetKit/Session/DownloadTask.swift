@@ -26,6 +26,12 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         var lastCheckpoint: Int64 = 0
         var lastCheckpointTime = NIODeadline.distantPast
         var searchedForState = false
+        /// The delegate's answer about decoding a gzip payload, asked once per task.
+        var decodesPayload: Bool?
+        /// The codings this attempt undoes (empty: bytes stored as sent).
+        var decoding: [ContentCoding] = []
+        /// Bytes in the file after decoding, when the body was decoded.
+        var decodedBytes: Int64?
     }
 
     let progress = NIOLockedValueBox(Progress())
@@ -43,6 +49,12 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     public var skippedExistingFile: String? { progress.withLockedValue { $0.skippedExistingFile } }
     /// The `.part` file a failed task left behind, if any.
     public var partialFile: String? { progress.withLockedValue { $0.partPath } }
+    /// The codings undone on the way to the file (content codings, or a gzip payload the
+    /// delegate chose to decode); empty when the bytes were stored as sent.
+    public var decodedCodings: [ContentCoding] { progress.withLockedValue { $0.decoding } }
+    /// The size of the decoded file, for a decoded body (``countOfBytesReceived`` counts the
+    /// bytes as sent).
+    public var countOfBytesDecoded: Int64? { progress.withLockedValue { $0.decodedBytes } }
 
     /// Cancels the task and returns what continues it later (nil when nothing is worth keeping).
     public func cancelProducingResumeData() async -> ResumeData? {
@@ -92,24 +104,18 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     // MARK: the body
 
     override func receiveBody(of response: Response, framing: ResponseFraming, on connection: HTTPConnection) async throws(SessionError) {
-        let existing = progress.withLockedValue { $0.sink }
-        let sink: Sink
-        if let existing {
-            sink = existing
-        } else {
-            do {
-                guard let opened = try openDestination(for: response) else {
-                    session.pool.release(connection, reusable: false)
-                    return
-                }
-                sink = opened
-            } catch {
-                session.pool.release(connection, reusable: false)
-                throw error
-            }
-            progress.withLockedValue { $0.sink = sink }
-            saveInitialState(sink)
-            await session.delegate?.downloadTask(self, didCreateDestinationAt: sink.visiblePath)
+        let transform: BodyTransform
+        let opened: Sink?
+        do {
+            transform = try await bodyTransform(for: response)
+            opened = try await openSink(for: response)
+        } catch {
+            session.pool.release(connection, reusable: false)
+            throw error
+        }
+        guard let sink = opened else {
+            session.pool.release(connection, reusable: false)
+            return
         }
         let offset = progress.withLockedValue { $0.writeOffset }
         do {
@@ -125,7 +131,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
 
         var failure: SessionError?
         var written: Int64 = 0
-        let stream = connection.receiveBody(.file(fd: sink.fd, progressInterval: .milliseconds(100)))
+        let stream = connection.receiveBody(.file(fd: sink.fd, progressInterval: .milliseconds(100), transform: transform))
         for await event in stream {
             switch event {
             case .progress(let count):
@@ -134,8 +140,9 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
                 recordProgress(offset + written, sink: sink)
                 await session.delegate?.downloadTask(self, didWriteData: delta, totalBytesWritten: offset + written,
                                                      totalBytesExpectedToWrite: expected)
-            case .end(let bytes):
+            case .end(let bytes, let decoded):
                 written = bytes
+                if !transform.decoding.isEmpty { progress.withLockedValue { $0.decodedBytes = decoded } }
             case .failed(let error):
                 failure = error
             case .data:
@@ -143,10 +150,66 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
             }
         }
         session.pool.release(connection, reusable: failure == nil && framing.keepAlive)
-        progress.withLockedValue { $0.resume?.bytesOnDisk = offset + written }
+        if transform.decoding.isEmpty { progress.withLockedValue { $0.resume?.bytesOnDisk = offset + written } }
         if failure == nil, let reason = mutable.withLockedValue({ $0.cancellation }) { failure = reason }
         if let failure { throw failure }
         try await finish(sink)
+    }
+
+    /// Decides what this attempt decodes and bounds. Only a body written from byte 0 is
+    /// decoded: continued bytes are appended as sent, like the bytes before them.
+    private func bodyTransform(for response: Response) async throws(SessionError) -> BodyTransform {
+        let (offset, asked, hasSink) = progress.withLockedValue { ($0.writeOffset, $0.decodesPayload, $0.sink != nil) }
+        var transform = BodyTransform()
+        if offset == 0 {
+            let judged = BodyDecoding.judge(response, decodeContent: session.configuration.decodesContentEncoding,
+                                            name: destinationNameHint(for: response))
+            transform.decoding = judged.contentCodings
+            if judged.payloadIsGzip {
+                var decodes = asked
+                if decodes == nil && !hasSink {
+                    decodes = await session.delegate?.downloadTask(self, shouldDecodePayloadOfMIMEType: response.mimeType) ?? false
+                }
+                progress.withLockedValue { $0.decodesPayload = decodes }
+                if decodes == true { transform.decoding = [.gzip] }
+            }
+        }
+        let decoding = transform.decoding
+        progress.withLockedValue { p in
+            p.decoding = decoding
+            p.decodedBytes = nil
+            // A decoded body cannot be continued (see ResumeData): its state never claims bytes.
+            if !decoding.isEmpty { p.resume?.bytesOnDisk = 0 }
+        }
+        if let limit = session.configuration.maximumBodyBytes {
+            if decoding.isEmpty, let length = response.expectedContentLength, offset + length > limit {
+                throw SessionError.tooLarge.with("the file is \(offset + length) bytes, over the limit of \(limit)")
+            }
+            transform.limit = max(0, limit - offset)
+        }
+        return transform
+    }
+
+    /// The sink of an earlier attempt, or a newly opened destination (nil: skipped).
+    private func openSink(for response: Response) async throws(SessionError) -> Sink? {
+        if let existing = progress.withLockedValue({ $0.sink }) { return existing }
+        guard let opened = try openDestination(for: response) else { return nil }
+        progress.withLockedValue { $0.sink = opened }
+        saveInitialState(opened)
+        await session.delegate?.downloadTask(self, didCreateDestinationAt: opened.visiblePath)
+        return opened
+    }
+
+    /// The name the body would be saved under, for judging whether it is a `.gz` file.
+    private func destinationNameHint(for response: Response) -> String {
+        if let sink = progress.withLockedValue({ $0.sink }) { return Self.split(sink.visiblePath).name }
+        switch destination.target {
+        case .directory:
+            return response.suggestedFilename(useContentDisposition: destination.useContentDisposition,
+                                              trustServerNames: destination.trustServerNames)
+        case .file(let path): return Self.split(path).name
+        case .standardOutput: return response.url.lastPathComponent
+        }
     }
 
     /// Publishes the complete file and forgets its resume state.
@@ -177,8 +240,9 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
                 }
                 return .part(file)
             case .directory(let directory):
-                let name = response.suggestedFilename(useContentDisposition: destination.useContentDisposition,
+                var name = response.suggestedFilename(useContentDisposition: destination.useContentDisposition,
                                                       trustServerNames: destination.trustServerNames)
+                if progress.withLockedValue({ $0.decodesPayload }) == true { name = BodyDecoding.decodedName(name) }
                 let policy: DestinationFile.Policy = destination.collision == .skip ? .noClobber : .unique
                 guard let file = try DestinationFile.reserve(directory: directory, name: name, policy: policy) else {
                     progress.withLockedValue { $0.skippedExistingFile = Self.join(directory, name) }

@@ -43,6 +43,16 @@ public struct SessionConfiguration: Sendable {
     public var tls: TLSSettings = TLSSettings()
     /// Largest single read from a socket; bigger reads mean fewer system calls on fast links.
     public var receiveBufferSize: Int = 1 << 20
+    /// Undo the body's `Content-Encoding` (gzip, deflate, br, zstd; stacked codings too). When
+    /// off, bodies are stored and delivered exactly as sent. Which codings a server may use is
+    /// asked with the `Accept-Encoding` header: `identity` by default (as wget), so servers
+    /// normally send bytes as stored; set it to ``ContentCoding/acceptAll`` to ask for
+    /// compression (curl's `--compressed`).
+    public var decodesContentEncoding = true
+    /// Largest body a task accepts, counted after decoding; nil for no limit. A larger
+    /// announced length fails before any byte is stored; a body that grows past it (chunked,
+    /// or a decompression bomb) fails with ``SessionError/tooLarge`` at that point.
+    public var maximumBodyBytes: Int64?
     /// How failed GET/HEAD transfers are retried (download tasks resume from the bytes they
     /// hold). No retries by default; background sessions retry 20 times.
     public var retryPolicy: RetryPolicy
@@ -50,7 +60,7 @@ public struct SessionConfiguration: Sendable {
     public init(kind: Kind) {
         self.kind = kind
         if case .background = kind { retryPolicy = RetryPolicy() } else { retryPolicy = .none }
-        self.defaultHeaders = ["User-Agent": "swget/\(SwgetVersion.string)", "Accept": "*/*"]
+        self.defaultHeaders = ["User-Agent": "swget/\(SwgetVersion.string)", "Accept": "*/*", "Accept-Encoding": "identity"]
     }
 
     /// The default configuration.

@@ -54,12 +54,21 @@ public protocol SessionDelegate: Sendable {
     /// resuming from the bytes it holds. Comes any number of times, before the next attempt.
     func task(_ task: SessionTask, willRetryAfter delay: Duration, error: SessionError) async
 
+    /// The download's body is itself gzip data (`application/gzip`, or a `.gz` name served as
+    /// octet-stream): return true to store it decompressed, under its name without `.gz`
+    /// (`.tgz` becomes `.tar`). NSURLDownload's `download:shouldDecodeSourceDataOfMIMEType:`.
+    /// Asked at most once per task, after the response and before the destination is created;
+    /// never for bytes that continue a stored part. A decoded payload, like any decoded body,
+    /// restarts from zero when interrupted (see ``ResumeData``). Default: false.
+    func downloadTask(_ task: DownloadTask, shouldDecodePayloadOfMIMEType mimeType: String?) async -> Bool
+
     /// The download's file now exists at `path` (the `.part` beside the final name, or the
     /// file itself for stdout-like destinations) after unique naming.
     func downloadTask(_ task: DownloadTask, didCreateDestinationAt path: String) async
 
     /// Body bytes were written: `bytesWritten` since the last call, `totalBytesWritten` so far,
-    /// and the announced length when known.
+    /// and the announced length when known. Bytes count as received: for a decoded body that
+    /// is the encoded size (what `Content-Length` announces), not the size of the file.
     func downloadTask(_ task: DownloadTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
                       totalBytesExpectedToWrite: Int64?) async
 
@@ -96,6 +105,7 @@ extension SessionDelegate {
     public func downloadTask(_ task: DownloadTask, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64?) async {}
     public func task(_ task: SessionTask, willRetryAfter delay: Duration, error: SessionError) async {}
     public func downloadTask(_ task: DownloadTask, didCreateDestinationAt path: String) async {}
+    public func downloadTask(_ task: DownloadTask, shouldDecodePayloadOfMIMEType mimeType: String?) async -> Bool { false }
     public func downloadTask(_ task: DownloadTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
                              totalBytesExpectedToWrite: Int64?) async {}
     public func downloadTask(_ task: DownloadTask, didFinishDownloadingTo path: String) async {}

@@ -215,7 +215,8 @@ public class SessionTask: @unchecked Sendable {
 }
 
 /// A task whose body is delivered to the delegate in pieces (or collected, for
-/// ``Session/data(for:)``): the counterpart of NSURLSessionDataTask.
+/// ``Session/data(for:)``): the counterpart of NSURLSessionDataTask. Content codings are undone
+/// as the configuration says; the pieces are the decoded body.
 public final class DataTask: SessionTask, @unchecked Sendable {
     let collects: Bool
     private let collected = NIOLockedValueBox<[UInt8]>([])
@@ -231,7 +232,17 @@ public final class DataTask: SessionTask, @unchecked Sendable {
     override func receiveBody(of response: Response, framing: ResponseFraming, on connection: HTTPConnection) async throws(SessionError) {
         var failure: SessionError?
         var ended = false
-        for await event in connection.receiveBody(.data(highWatermark: 1 << 20)) {
+        var transform = BodyTransform()
+        transform.decoding = BodyDecoding.judge(response, decodeContent: session.configuration.decodesContentEncoding,
+                                                name: response.url.lastPathComponent).contentCodings
+        if let limit = session.configuration.maximumBodyBytes {
+            if transform.decoding.isEmpty, let length = response.expectedContentLength, length > limit {
+                session.pool.release(connection, reusable: false)
+                throw SessionError.tooLarge.with("the body is \(length) bytes, over the limit of \(limit)")
+            }
+            transform.limit = limit
+        }
+        for await event in connection.receiveBody(.data(highWatermark: 1 << 20, transform: transform)) {
             switch event {
             case .data(let bytes):
                 mutable.withLockedValue { $0.bytesReceived += Int64(bytes.count) }

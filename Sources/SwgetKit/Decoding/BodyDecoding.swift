@@ -1,0 +1,75 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// How a response's body is decoded: the pure rules, tested without sockets.
+///
+/// Two kinds, as in the seeds: *content codings* (`Content-Encoding`, undone by the loading
+/// system whenever the configuration decodes them) and *encoded payloads* (NSURLDownload's
+/// decoding: a `.gz` file that the delegate may choose to store decompressed).
+public struct BodyDecoding: Sendable, Equatable {
+    /// Content codings to undo, in the order the server applied them.
+    public var contentCodings: [ContentCoding] = []
+    /// The payload itself is gzip data (application/gzip, or a `.gz` name served as
+    /// octet-stream): the delegate may decide to decode it.
+    public var payloadIsGzip = false
+    /// A `Content-Encoding` swget cannot undo; the body is stored as sent.
+    public var unsupportedEncoding: String?
+
+    /// MIME types that mean "this file is gzip data".
+    static let gzipTypes: Set<String> = [
+        "application/gzip", "application/x-gzip", "application/x-gunzip", "application/gzip-compressed",
+        "application/x-gzip-compressed", "application/x-tgz",
+    ]
+    /// Types servers use when they do not know better; a `.gz` name then decides.
+    static let genericTypes: Set<String> = ["application/octet-stream", "binary/octet-stream", "application/x-tar"]
+
+    /// Judges a response. `decodeContent` is the configuration's switch; `name` is the file
+    /// name the body would be saved under.
+    ///
+    /// A `.gz` file that a server also labels `Content-Encoding: gzip` (Apache's classic
+    /// `AddEncoding x-gzip .gz`) is a gzip *payload*: decoding it behind the user's back would
+    /// save text under a `.gz` name, so it is stored as sent (wget's rule).
+    public static func judge(_ response: Response, decodeContent: Bool, name: String) -> BodyDecoding {
+        var result = BodyDecoding()
+        let mime = response.mimeType
+        let gzipName = hasGzipSuffix(name) || hasGzipSuffix(response.url.lastPathComponent)
+        result.payloadIsGzip = mime.map(gzipTypes.contains) == true || (gzipName && (mime == nil || mime.map(genericTypes.contains) == true))
+        guard let header = response.headers["Content-Encoding"] else { return result }
+        guard let codings = ContentCoding.parse(header) else {
+            result.unsupportedEncoding = header
+            return result
+        }
+        if codings == [.gzip] && (result.payloadIsGzip || gzipName) {
+            result.payloadIsGzip = true
+            return result
+        }
+        result.payloadIsGzip = false  // the payload is only known after undoing the codings
+        if decodeContent { result.contentCodings = codings }
+        return result
+    }
+
+    /// The name a decoded gzip payload is saved under: `data.csv.gz` → `data.csv`,
+    /// `backup.tgz` → `backup.tar` (gzip's own rules); other names are kept.
+    public static func decodedName(_ name: String) -> String {
+        let lower = name.lowercased()
+        if lower.hasSuffix(".tgz") && name.count > 4 { return String(name.dropLast(4)) + ".tar" }
+        if lower.hasSuffix(".gz") && name.count > 3 { return String(name.dropLast(3)) }
+        return name
+    }
+
+    static func hasGzipSuffix(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return lower.hasSuffix(".gz") || lower.hasSuffix(".tgz")
+    }
+
+    /// A `Content-Encoding` value in a form fit for comparison ("gzip", "deflate, gzip"), nil for
+    /// identity: what the stored bytes of a resumable download are encoded with.
+    static func normalizedEncoding(_ header: String?) -> String? {
+        guard let header else { return nil }
+        let items = header.split(separator: ",").map { $0.trimmingOWS.lowercased() }.filter { !$0.isEmpty && $0 != "identity" }
+        return items.isEmpty ? nil : items.map { $0 == "x-gzip" ? "gzip" : $0 }.joined(separator: ", ")
+    }
+}
