@@ -11,6 +11,10 @@ final class Reporter: SessionDelegate {
         var mode: Mode
         var serverResponse: Bool
         var acceptErrorStatus: Bool = false
+        /// The session undoes content codings (so -S says when it does).
+        var decodesContent = true
+        /// Store gzip payloads decompressed (`--gunzip`).
+        var gunzip = false
     }
 
     private struct Transfer {
@@ -50,7 +54,13 @@ final class Reporter: SessionDelegate {
     }
 
     func task(_ task: SessionTask, didReceive response: Response) async -> ResponseDisposition {
-        if options.serverResponse { printHeaders(response) }
+        if options.serverResponse {
+            printHeaders(response)
+            if options.decodesContent, let coding = response.headers["Content-Encoding"],
+               let codings = ContentCoding.parse(coding), !codings.isEmpty, response.isSuccess || options.acceptErrorStatus {
+                Terminal.write("Decoding Content-Encoding: \(coding)\n")
+            }
+        }
         transfers.withLock { all in
             var t = Transfer()
             t.name = all[task.taskIdentifier]?.name ?? ""
@@ -77,6 +87,10 @@ final class Reporter: SessionDelegate {
         let line = "Continuing at \(Units.bytes(fileOffset))" + (expectedTotalBytes.map { " of \(Units.bytes($0))" } ?? "") + "\n"
         if options.mode == .lines || options.serverResponse { Terminal.write(line) }
         transfers.withLock { $0[task.taskIdentifier]?.resumedFrom = fileOffset }
+    }
+
+    func downloadTask(_ task: DownloadTask, shouldDecodePayloadOfMIMEType mimeType: String?) async -> Bool {
+        options.gunzip
     }
 
     func downloadTask(_ task: DownloadTask, didCreateDestinationAt path: String) async {
@@ -110,7 +124,12 @@ final class Reporter: SessionDelegate {
         let fresh = size - t.resumedFrom  // the rate counts only bytes fetched in this run
         let where_ = path == "-" ? "written to stdout" : "saved"
         let resumed = t.resumedFrom > 0 ? ", \(Units.bytes(t.resumedFrom)) of it kept from before" : ""
-        let summary = "'\(path)' \(where_) [\(Units.bytes(size))\(resumed)] in \(Units.duration(elapsed)) (\(Units.rate(Double(fresh) / elapsed)))"
+        var sizes = Units.bytes(size)
+        if let decoded = task.countOfBytesDecoded {
+            let codings = task.decodedCodings.map(\.rawValue).joined(separator: "+")
+            sizes = "\(Units.bytes(decoded)), \(Units.bytes(size)) as \(codings)"
+        }
+        let summary = "'\(path)' \(where_) [\(sizes)\(resumed)] in \(Units.duration(elapsed)) (\(Units.rate(Double(fresh) / elapsed)))"
         Terminal.write((t.drawn ? "\r\u{1B}[K" : "") + summary + "\n")
     }
 

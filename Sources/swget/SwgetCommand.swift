@@ -22,6 +22,11 @@ struct SwgetCommand: AsyncParsableCommand {
 
         An interrupted download continues when the same command runs again: its state is kept \
         in NAME.swget beside NAME.part.
+
+        Compression: swget asks for uncompressed bodies unless --compressed is given, and \
+        decodes gzip, deflate, br and zstd bodies whichever way they come (--no-decompress \
+        keeps them as sent). A decoded body cannot be continued: an interrupted one starts \
+        over. --gunzip stores .gz files decompressed.
         """,
         version: "swget \(SwgetVersion.string)"
     )
@@ -102,6 +107,23 @@ struct SwgetCommand: AsyncParsableCommand {
     @Flag(name: .customLong("retry-connrefused"), help: "Accepted for wget scripts: refused connections are always retried.")
     var retryConnRefused = false
 
+    @Flag(name: .customLong("compressed"),
+          help: "Ask for a compressed transfer (gzip, deflate, br, zstd) and save the decoded body.")
+    var compressed = false
+
+    @Flag(name: [.customLong("no-decompress"), .customLong("raw")],
+          help: "Keep a compressed body exactly as sent (no Content-Encoding decoding).")
+    var noDecompress = false
+
+    @Flag(name: [.customLong("gunzip"), .customLong("decode")],
+          help: "Store a .gz file decompressed, without its .gz suffix (data.csv.gz -> data.csv).")
+    var gunzip = false
+
+    @Option(name: .customLong("max-filesize"),
+            help: ArgumentHelp("Refuse files larger than SIZE after decoding (bytes, or with k, M, G: 500k, 2G); exit 1.",
+                               valueName: "SIZE"))
+    var maxFilesize: String?
+
     /// ArgumentParser's own entry point, with wget's exit status 2 for usage errors (it
     /// would use 64, EX_USAGE).
     static func main() async {
@@ -134,6 +156,12 @@ struct SwgetCommand: AsyncParsableCommand {
         for header in headers where parseHeader(header) == nil {
             throw ValidationError("invalid header '\(header)': expected 'Name: value'")
         }
+        if let maxFilesize, Units.parseSize(maxFilesize) == nil {
+            throw ValidationError("invalid --max-filesize '\(maxFilesize)': expected bytes, or a number with k, M, G or T")
+        }
+        if compressed && noDecompress {
+            throw ValidationError("--compressed and --no-decompress cannot be combined")
+        }
         if outputDocument != nil && directoryPrefix != nil && outputDocument != "-" {
             // wget allows it and ignores -P; be explicit instead of surprising.
             throw ValidationError("-O and -P cannot be combined (give -O a path instead)")
@@ -159,7 +187,8 @@ struct SwgetCommand: AsyncParsableCommand {
 
     private var reporter: Reporter {
         let mode: Reporter.Mode = quiet ? .quiet : (Terminal.stderrIsTTY ? .bar : .lines)
-        return Reporter(options: .init(mode: mode, serverResponse: serverResponse, acceptErrorStatus: contentOnError))
+        return Reporter(options: .init(mode: mode, serverResponse: serverResponse, acceptErrorStatus: contentOnError,
+                                       decodesContent: !noDecompress, gunzip: gunzip))
     }
 
     /// Downloads one URL; prints its error line, returns its exit status.
@@ -237,6 +266,9 @@ struct SwgetCommand: AsyncParsableCommand {
         if let maxRedirect { configuration.maxRedirects = maxRedirect }
         configuration.tls.additionalTrustRootFiles = caCertificate
         if noCheckCertificate { configuration.tls.verification = .none }
+        if compressed { configuration.defaultHeaders.set("Accept-Encoding", ContentCoding.acceptAll) }
+        configuration.decodesContentEncoding = !noDecompress
+        configuration.maximumBodyBytes = maxFilesize.flatMap(Units.parseSize)
         return configuration
     }
 

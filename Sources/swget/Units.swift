@@ -38,5 +38,21 @@ enum Units {
         return "\(whole)." + String(repeating: "0", count: digits - fractionText.count) + fractionText
     }
 
+    /// Parses a size as curl and wget take it: bytes, or a number with a k, M, G or T suffix
+    /// (binary multiples; "1.5M" works). Nil for anything else, zero or negative.
+    static func parseSize(_ text: String) -> Int64? {
+        var digits = Substring(Substring(text).trimmingSpaces)
+        var multiplier = 1.0
+        if let last = digits.last, let power = ["k": 1, "m": 2, "g": 3, "t": 4][last.lowercased()] {
+            multiplier = Double(1 << (10 * power))
+            digits = digits.dropLast()
+        }
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+              let value = Double(digits), value > 0 else { return nil }
+        let bytes = (value * multiplier).rounded(.down)
+        guard bytes >= 1, bytes < 9.2e18 else { return nil }
+        return Int64(bytes)
+    }
+
     private static func pad(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
 }
