@@ -14,6 +14,14 @@ struct ResumeNegotiationTests {
     }
 
     typealias H = ResumeNegotiation.HeaderPair
+    /// Resumed requests ask for the coding of the stored bytes: identity unless recorded.
+    static let identity = H(name: "Accept-Encoding", value: "identity")
+
+    static func stored(_ coding: String) -> ResumeData {
+        var data = state()
+        data.contentEncoding = coding
+        return data
+    }
 
     struct PlanCase: CustomTestStringConvertible, Sendable {
         let name: String
@@ -23,16 +31,19 @@ struct ResumeNegotiationTests {
     }
 
     static let plans: [PlanCase] = [
-        PlanCase(name: "strong ETag", data: state(), plan: .resume(offset: 1000, headers: [H(name: "Range", value: "bytes=1000-"), H(name: "If-Range", value: "\"v1\"")])),
+        PlanCase(name: "strong ETag", data: state(), plan: .resume(offset: 1000, headers: [H(name: "Range", value: "bytes=1000-"), identity, H(name: "If-Range", value: "\"v1\"")])),
         PlanCase(name: "ETag beats Last-Modified", data: state(modified: "Sun, 06 Nov 1994 08:49:37 GMT"),
-                 plan: .resume(offset: 1000, headers: [H(name: "Range", value: "bytes=1000-"), H(name: "If-Range", value: "\"v1\"")])),
+                 plan: .resume(offset: 1000, headers: [H(name: "Range", value: "bytes=1000-"), identity, H(name: "If-Range", value: "\"v1\"")])),
         PlanCase(name: "weak ETag falls back to Last-Modified", data: state(etag: "W/\"v1\"", modified: "Sun, 06 Nov 1994 08:49:37 GMT"),
-                 plan: .resume(offset: 1000, headers: [H(name: "Range", value: "bytes=1000-"), H(name: "If-Range", value: "Sun, 06 Nov 1994 08:49:37 GMT")])),
+                 plan: .resume(offset: 1000, headers: [H(name: "Range", value: "bytes=1000-"), identity, H(name: "If-Range", value: "Sun, 06 Nov 1994 08:49:37 GMT")])),
         PlanCase(name: "weak ETag only: range checked by length", data: state(etag: "W/\"v1\""),
-                 plan: .resume(offset: 1000, headers: [H(name: "Range", value: "bytes=1000-")])),
-        PlanCase(name: "no validator, known length", data: state(etag: nil), plan: .resume(offset: 1000, headers: [H(name: "Range", value: "bytes=1000-")])),
+                 plan: .resume(offset: 1000, headers: [H(name: "Range", value: "bytes=1000-"), identity])),
+        PlanCase(name: "no validator, known length", data: state(etag: nil), plan: .resume(offset: 1000, headers: [H(name: "Range", value: "bytes=1000-"), identity])),
         PlanCase(name: "no validator, unknown length", data: state(etag: nil, length: nil), plan: .fresh),
         PlanCase(name: "nothing on disk", data: state(bytes: 0), plan: .fresh),
+        PlanCase(name: "stored gzip bytes ask for gzip", data: stored("gzip"),
+                 plan: .resume(offset: 1000, headers: [H(name: "Range", value: "bytes=1000-"), H(name: "Accept-Encoding", value: "gzip"),
+                                                       H(name: "If-Range", value: "\"v1\"")])),
     ]
 
     @Test(arguments: plans)
@@ -60,6 +71,14 @@ struct ResumeNegotiationTests {
         AnswerCase(name: "206 garbage Content-Range", data: state(), status: 206, headers: [("Content-Range", "bytes 1000-x/5000")], outcome: "restartRequest"),
         AnswerCase(name: "206 multipart", data: state(), status: 206, headers: [("Content-Type", "multipart/byteranges; boundary=x")], outcome: "restartRequest"),
         AnswerCase(name: "206 without validators needs a total", data: state(etag: nil), status: 206, headers: [("Content-Range", "bytes 1000-4999/*")], outcome: "restartRequest"),
+        AnswerCase(name: "206 in a coding we did not store", data: state(), status: 206,
+                   headers: [("Content-Range", "bytes 1000-4999/5000"), ("Content-Encoding", "gzip")], outcome: "restartRequest"),
+        AnswerCase(name: "206 identity said aloud", data: state(), status: 206,
+                   headers: [("Content-Range", "bytes 1000-4999/5000"), ("Content-Encoding", "identity")], outcome: "append"),
+        AnswerCase(name: "206 in the stored coding", data: stored("gzip"), status: 206,
+                   headers: [("Content-Range", "bytes 1000-4999/5000"), ("Content-Encoding", "x-gzip")], outcome: "append"),
+        AnswerCase(name: "206 without the stored coding", data: stored("gzip"), status: 206,
+                   headers: [("Content-Range", "bytes 1000-4999/5000")], outcome: "restartRequest"),
         AnswerCase(name: "200 instead of 206", data: state(), status: 200, headers: [("Content-Length", "5000")], outcome: "restartBody"),
         AnswerCase(name: "416 already complete", data: state(bytes: 5000), status: 416, headers: [("Content-Range", "bytes */5000")], outcome: "complete"),
         AnswerCase(name: "416 shorter now", data: state(bytes: 5000), status: 416, headers: [("Content-Range", "bytes */3000")], outcome: "restartRequest"),
@@ -94,7 +113,8 @@ struct ResumeNegotiationTests {
     func badContentRange(_ text: String) { #expect(ContentRange(text) == nil) }
 
     @Test func resumeDataRoundTripsAndRefusesUnknownVersions() throws {
-        let data = Self.state(modified: "Sun, 06 Nov 1994 08:49:37 GMT")
+        var data = Self.state(modified: "Sun, 06 Nov 1994 08:49:37 GMT")
+        data.contentEncoding = "deflate, gzip"
         let bytes = data.serialized()
         #expect(ResumeData(serialized: bytes) == data)
         var future = data
