@@ -52,6 +52,8 @@ public final class Nginx: Sendable {
     ///
     /// Besides the files themselves:
     /// - `/gzip/NAME` serves NAME with `gzip on; gzip_types *;` (compressed when the request accepts gzip),
+    /// - `/static-gz/NAME` serves NAME.gz as NAME with `Content-Encoding: gzip` to clients that accept
+    ///   gzip (`gzip_static on;`), NAME itself to the others,
     /// - `/redirect/NAME` answers 302 with `Location: /NAME` (query string kept),
     /// - `/cd/NAME` serves NAME with `Content-Disposition: attachment; filename="cd-NAME"`,
     /// - `/slow/NAME` serves NAME at 1 MB/s (`limit_rate 1m`).
@@ -195,6 +197,11 @@ public final class Nginx: Sendable {
                     gzip_types *;
                     gzip_min_length 0;
                     gzip_proxied any;
+                    gzip_vary on;
+                }
+                location /static-gz/ {
+                    alias "\(root)/";
+                    gzip_static on;
                     gzip_vary on;
                 }
                 location ~ ^/redirect/(?<swget_target>.*)$ {
