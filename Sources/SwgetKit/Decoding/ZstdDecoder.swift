@@ -31,8 +31,11 @@ final class ZstdDecoder: ContentDecoder {
             }
             pending = hint
             if outBuffer.pos > 0 { try output(buffer.prefix(outBuffer.pos)) }
-            // Done with this piece once all input is in and the output buffer was not filled.
-            if inBuffer.pos == inBuffer.size && outBuffer.pos < outBuffer.size { return }
+            // Done with this piece once all input is in and nothing is left to flush: the output
+            // buffer was not filled, or the frame is complete (hint 0). Calling again after a
+            // frame ended exactly as the buffer filled would start on the next frame's header
+            // and report its size as pending: a whole body taken for a truncated one.
+            if inBuffer.pos == inBuffer.size && (outBuffer.pos < outBuffer.size || hint == 0) { return }
         }
     }
 
