@@ -81,6 +81,12 @@ struct BodyOutput {
         received += Int64(part.readableBytes)
     }
 
+    /// A part failed after `count` of its bytes reached an undecoded output: they are on disk
+    /// and count for a resume. (Decoded output cannot be mapped back to received bytes.)
+    mutating func creditLanded(_ count: Int) {
+        if chain == nil { received += Int64(count) }
+    }
+
     /// The body ended: whatever the decoders still hold, and the check that nothing is missing.
     mutating func finish(_ deliver: DecodedOutput) throws(SessionError) {
         try chain?.finish { piece throws(SessionError) in try pass(piece, deliver) }
@@ -122,7 +128,13 @@ final class FileSink: BodySink {
     var isPaused: Bool { false }
 
     func write(_ part: ByteBuffer) throws(SessionError) {
-        try output.process(part) { bytes throws(SessionError) in try Self.writeAll(bytes, to: fd) }
+        var landed = 0
+        do {
+            try output.process(part) { bytes throws(SessionError) in try Self.writeAll(bytes, to: fd, landed: &landed) }
+        } catch {
+            output.creditLanded(landed)  // what did land still counts for a resume
+            throw error
+        }
         let now = NIODeadline.now()
         if now - lastReport >= progressInterval {
             report(at: now)
@@ -135,7 +147,8 @@ final class FileSink: BodySink {
         }
     }
 
-    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) throws(SessionError) {
+    /// Writes all of `bytes`, adding to `landed` what reached the file (also when it fails).
+    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, landed: inout Int) throws(SessionError) {
         guard var pointer = bytes.baseAddress else { return }
         var remaining = bytes.count
         while remaining > 0 {
@@ -146,6 +159,7 @@ final class FileSink: BodySink {
             }
             pointer += n
             remaining -= n
+            landed += n
         }
     }
 
@@ -156,7 +170,8 @@ final class FileSink: BodySink {
     }
 
     func finish() throws(SessionError) -> (received: Int64, decoded: Int64) {
-        try output.finish { bytes throws(SessionError) in try Self.writeAll(bytes, to: fd) }
+        var landed = 0
+        try output.finish { bytes throws(SessionError) in try Self.writeAll(bytes, to: fd, landed: &landed) }
         abandon()
         return (output.received, output.delivered)
     }
