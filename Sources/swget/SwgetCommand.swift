@@ -35,11 +35,13 @@ struct SwgetCommand: AsyncParsableCommand {
     var urls: [String] = []
 
     @Option(name: [.customShort("O"), .customLong("output-document")],
-            help: ArgumentHelp("Write the document to FILE ('-' for standard output), replacing it.", valueName: "FILE"))
+            help: ArgumentHelp("Write the document to FILE ('-' for standard output), replacing it.", valueName: "FILE"),
+            completion: .file())
     var outputDocument: String?
 
     @Option(name: [.customShort("P"), .customLong("directory-prefix")],
-            help: ArgumentHelp("Save files into DIR (created if missing).", valueName: "DIR"))
+            help: ArgumentHelp("Save files into DIR (created if missing).", valueName: "DIR"),
+            completion: .directory)
     var directoryPrefix: String?
 
     @Flag(name: [.customShort("q"), .customLong("quiet")], help: "Print nothing but errors.")
@@ -76,7 +78,8 @@ struct SwgetCommand: AsyncParsableCommand {
     var maxRedirect: Int?
 
     @Option(name: [.customLong("ca-certificate"), .customLong("cacert")],
-            help: ArgumentHelp("Trust the CA certificates in FILE (PEM) too.", valueName: "FILE"))
+            help: ArgumentHelp("Trust the CA certificates in FILE (PEM) too.", valueName: "FILE"),
+            completion: .file())
     var caCertificate: [String] = []
 
     @Flag(name: [.customLong("no-check-certificate"), .customLong("insecure"), .customShort("k")],
@@ -137,8 +140,8 @@ struct SwgetCommand: AsyncParsableCommand {
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {
+                // ArgumentParser's message already ends with "See 'swget --help' ...".
                 Terminal.write(fullMessage(for: error) + "\n")
-                Terminal.write("Try 'swget --help' for more information.\n")
                 Glibc.exit(ExitStatus.usage.rawValue)
             }
             self.exit(withError: error)

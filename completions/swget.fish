@@ -1,0 +1,107 @@
+function __swget_should_offer_completions_for_flags_or_options -a expected_commands
+    set -l non_repeating_flags_or_options $argv[2..]
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __swget_parse_tokens
+    test "$commands" = "$expected_commands"; and return $non_repeating_flags_or_options_absent
+end
+
+function __swget_should_offer_completions_for_positional -a expected_commands positional_index_comparison expected_positional_index
+    set -l non_repeating_flags_or_options
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __swget_parse_tokens
+    test "$commands" = "$expected_commands" -a \( "$positional_index" "$positional_index_comparison" "$expected_positional_index" \)
+end
+
+function __swget_parse_tokens -S
+    set -l unparsed_tokens (__swget_tokens -pc)
+    switch $unparsed_tokens[1]
+    case 'swget'
+        __swget_parse_subcommand -r 1 'O/output-document=' 'P/directory-prefix=' 'q/quiet' 'no-clobber' 'T/timeout=' 'connect-timeout=' 'read-timeout=' 'U/user-agent=' 'H/header=+' 'S/server-response' 'max-redirect=' 'ca-certificate=+' 'k/no-check-certificate' 'no-content-disposition' 'trust-server-names' 'content-on-error' 'c/continue' 't/tries=' 'waitretry=' 'retry-connrefused' 'compressed' 'no-decompress' 'gunzip' 'max-filesize=' 'version' 'h/help'
+        switch $unparsed_tokens[1]
+        case 'help'
+            __swget_parse_subcommand -r 1 'version'
+        end
+    end
+end
+
+function __swget_tokens
+    if test (string split -m 1 -f 1 -- . "$FISH_VERSION") -gt 3
+        commandline --tokens-raw $argv
+    else
+        commandline -o $argv
+    end
+end
+
+function __swget_parse_subcommand -S -a positional_count
+    argparse -s r -- $argv
+    set -l option_specs $argv[2..]
+    set -l is_repeating_positional $_flag_r
+    set -el _flag_r
+    set -a commands $unparsed_tokens[1]
+    set positional_index 0
+    while true
+        set -e unparsed_tokens[1]
+        argparse -sn "$commands" $option_specs -- $unparsed_tokens 2> /dev/null
+        set unparsed_tokens $argv
+        set positional_index (math $positional_index + 1)
+        for non_repeating_flag_or_option in $non_repeating_flags_or_options
+            if set -ql "_flag_$(string replace -a - _ -- $non_repeating_flag_or_option)"
+                set non_repeating_flags_or_options_absent 1
+                break
+            end
+        end
+        test (count $unparsed_tokens) -eq 0 -o \( -z "$is_repeating_positional" -a "$positional_index" -gt "$positional_count" \) && break
+    end
+end
+
+function __swget_complete_directories
+    set -l token (commandline -t)
+    string match -- '*/' $token
+    set -l subdirs $token*/
+    printf %s\n $subdirs
+end
+
+function __swget_custom_completion
+    set -x SAP_SHELL fish
+    set -x SAP_SHELL_VERSION $FISH_VERSION
+    set -l tokens (__swget_tokens -p)
+    if test -z "$(__swget_tokens -t)"
+        set -l index (count (__swget_tokens -pc))
+        set tokens $tokens[..$index] \'\' $tokens[(math $index + 1)..]
+    end
+    command $tokens[1] $argv $tokens
+end
+
+complete -c 'swget' -f
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" O output-document' -s 'O' -l 'output-document' -d 'Write the document to FILE (\'-\' for standard output), replacing it.' -rF
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" P directory-prefix' -s 'P' -l 'directory-prefix' -d 'Save files into DIR (created if missing).' -rfa '(__swget_complete_directories)'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" q quiet' -s 'q' -l 'quiet' -d 'Print nothing but errors.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" nc no-clobber' -o 'nc' -l 'no-clobber' -d 'Skip a download whose file already exists instead of choosing a new name.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" T timeout' -s 'T' -l 'timeout' -d 'Connect and read timeout in seconds.' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" connect-timeout' -l 'connect-timeout' -d 'Connect timeout in seconds (default 30).' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" read-timeout' -l 'read-timeout' -d 'Seconds without a byte before giving up (default 60).' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" U user-agent' -s 'U' -l 'user-agent' -d 'Send AGENT as the User-Agent header.' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget"' -s 'H' -l 'header' -d 'Send an extra header \'Name: value\' (repeatable).' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" S server-response' -s 'S' -l 'server-response' -d 'Print the response headers of every hop.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" max-redirect max-redirs' -l 'max-redirect' -l 'max-redirs' -d 'Follow at most N redirects (default 20).' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget"' -l 'ca-certificate' -l 'cacert' -d 'Trust the CA certificates in FILE (PEM) too.' -rF
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" insecure k no-check-certificate' -l 'no-check-certificate' -l 'insecure' -s 'k' -d 'Do not verify the server\'s certificate.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" no-content-disposition' -l 'no-content-disposition' -d 'Ignore the Content-Disposition file name.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" trust-server-names' -l 'trust-server-names' -d 'Name the file after the last URL of a redirect chain.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" content-on-error' -l 'content-on-error' -d 'Save the body of error responses (4xx, 5xx) too.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" c continue' -s 'c' -l 'continue' -d 'Continue a partial file another tool left (NAME.part or NAME); swget\'s own .part files continue without it.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" t tries' -s 't' -l 'tries' -d 'Attempts per URL on transient failures (default 20, 0 = unlimited).' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" retry-wait waitretry' -l 'waitretry' -l 'retry-wait' -d 'Longest wait between attempts in seconds (default 10).' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" retry-connrefused' -l 'retry-connrefused' -d 'Accepted for wget scripts: refused connections are always retried.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" compressed' -l 'compressed' -d 'Ask for a compressed transfer (gzip, deflate, br, zstd) and save the decoded body.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" no-decompress raw' -l 'no-decompress' -l 'raw' -d 'Keep a compressed body exactly as sent (no Content-Encoding decoding).'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" decode gunzip' -l 'gunzip' -l 'decode' -d 'Store a .gz file decompressed, without its .gz suffix (data.csv.gz -> data.csv).'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" max-filesize' -l 'max-filesize' -d 'Refuse files larger than SIZE after decoding (bytes, or with k, M, G: 500k, 2G); exit 1.' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" version' -l 'version' -d 'Show the version.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_positional "swget" -eq 1' -fa 'help' -d 'Show subcommand help information.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget help" version' -l 'version' -d 'Show the version.'
