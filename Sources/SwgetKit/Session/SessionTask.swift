@@ -49,6 +49,8 @@ public class SessionTask: @unchecked Sendable {
     public var error: SessionError? { mutable.withLockedValue { $0.error } }
     /// Body bytes received for the current response.
     public var countOfBytesReceived: Int64 { mutable.withLockedValue { $0.bytesReceived } }
+    /// The attempt under way: 1, then one more for each retry.
+    public var attempt: Int { mutable.withLockedValue { $0.attempt } }
     /// The announced body length of the current response, when known.
     public var countOfBytesExpectedToReceive: Int64? { mutable.withLockedValue { $0.bytesExpected } }
 
