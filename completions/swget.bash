@@ -163,9 +163,9 @@ _swget() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(-q --quiet -nc --no-clobber -S --server-response --no-check-certificate --insecure -k --no-content-disposition --trust-server-names --content-on-error -c --continue --retry-connrefused --compressed --no-decompress --raw --gunzip --decode --version -h --help)
+    local -a non_repeating_flags=(-q --quiet -nv --no-verbose --show-progress --spider -nc --no-clobber -S --server-response --no-check-certificate --insecure -k --no-content-disposition --trust-server-names --content-on-error -c --continue --retry-connrefused --compressed --no-decompress --raw --gunzip --decode --version -h --help)
     local -a repeating_options=(-H --header --ca-certificate --cacert)
-    local -a non_repeating_options=(-O --output-document -P --directory-prefix -T --timeout --connect-timeout --read-timeout -U --user-agent --max-redirect --max-redirs -t --tries --waitretry --retry-wait --max-filesize)
+    local -a non_repeating_options=(-O --output-document -P --directory-prefix --progress -T --timeout --connect-timeout --read-timeout -U --user-agent --max-redirect --max-redirs -t --tries --waitretry --retry-wait --max-filesize)
     __swget_offer_flags_options -1
 
     # Offer option value completions
@@ -176,6 +176,9 @@ _swget() {
         ;;
     '-P'|'--directory-prefix')
         __swget_add_completions -d
+        return
+        ;;
+    '--progress')
         return
         ;;
     '-T'|'--timeout')

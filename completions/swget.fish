@@ -20,7 +20,7 @@ function __swget_parse_tokens -S
     set -l unparsed_tokens (__swget_tokens -pc)
     switch $unparsed_tokens[1]
     case 'swget'
-        __swget_parse_subcommand -r 1 'O/output-document=' 'P/directory-prefix=' 'q/quiet' 'no-clobber' 'T/timeout=' 'connect-timeout=' 'read-timeout=' 'U/user-agent=' 'H/header=+' 'S/server-response' 'max-redirect=' 'ca-certificate=+' 'k/no-check-certificate' 'no-content-disposition' 'trust-server-names' 'content-on-error' 'c/continue' 't/tries=' 'waitretry=' 'retry-connrefused' 'compressed' 'no-decompress' 'gunzip' 'max-filesize=' 'version' 'h/help'
+        __swget_parse_subcommand -r 1 'O/output-document=' 'P/directory-prefix=' 'q/quiet' 'no-verbose' 'progress=' 'show-progress' 'spider' 'no-clobber' 'T/timeout=' 'connect-timeout=' 'read-timeout=' 'U/user-agent=' 'H/header=+' 'S/server-response' 'max-redirect=' 'ca-certificate=+' 'k/no-check-certificate' 'no-content-disposition' 'trust-server-names' 'content-on-error' 'c/continue' 't/tries=' 'waitretry=' 'retry-connrefused' 'compressed' 'no-decompress' 'gunzip' 'max-filesize=' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __swget_parse_subcommand -r 1 'version'
@@ -80,6 +80,10 @@ complete -c 'swget' -f
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" O output-document' -s 'O' -l 'output-document' -d 'Write the document to FILE (\'-\' for standard output), replacing it.' -rF
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" P directory-prefix' -s 'P' -l 'directory-prefix' -d 'Save files into DIR (created if missing).' -rfa '(__swget_complete_directories)'
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" q quiet' -s 'q' -l 'quiet' -d 'Print nothing but errors.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" no-verbose nv' -o 'nv' -l 'no-verbose' -d 'One summary line per file and errors; no progress indicator.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" progress' -l 'progress' -d 'Progress indicator: bar (the default on a terminal; bar:force elsewhere too), dot[:default|binary|mega|giga] (wget\'s log-friendly dots), json (one JSON object per event on stderr) or none.' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" show-progress' -l 'show-progress' -d 'Show the progress indicator even with -q or -nv.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" spider' -l 'spider' -d 'Only check that the URLs exist (HEAD requests); download nothing.'
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" nc no-clobber' -o 'nc' -l 'no-clobber' -d 'Skip a download whose file already exists instead of choosing a new name.'
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" T timeout' -s 'T' -l 'timeout' -d 'Connect and read timeout in seconds.' -rfka ''
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" connect-timeout' -l 'connect-timeout' -d 'Connect timeout in seconds (default 30).' -rfka ''

@@ -39,6 +39,16 @@ final class Interruption {
         self.sources = sources
     }
 
+    /// Calls `handler` whenever the terminal is resized (SIGWINCH). Cancel the returned source
+    /// when done.
+    static func onResize(_ handler: @escaping @Sendable () -> Void) -> any DispatchSourceSignal {
+        _ = Glibc.signal(SIGWINCH, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .global())
+        source.setEventHandler(handler: handler)
+        source.resume()
+        return source
+    }
+
     /// The signal that interrupted the run, if any.
     var signal: Int32? { received.value.withLock { $0 } }
 }

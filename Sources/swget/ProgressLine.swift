@@ -1,14 +1,22 @@
 /// One progress line: `name  43% [=======>          ] 431.2 MiB  112 MiB/s  eta 5s`, fitted to
 /// a terminal width. A pure value: the reporter feeds it numbers, it returns text.
+///
+/// Bytes kept from an earlier run are drawn `+` (wget's convention), bytes of this run `=`;
+/// the rate and ETA count only this run's bytes (the reporter's rate meter sees only those).
 struct ProgressLine {
     var name: String
     var received: Int64
     var expected: Int64?
     var bytesPerSecond: Double
     var elapsed: Double
+    /// Bytes that were already on disk when this run started.
+    var resumedFrom: Int64 = 0
+    /// Only ASCII characters (a non-UTF-8 locale).
+    var ascii = false
 
     /// The line, at most `width` columns wide (never wider, even for long names).
     func render(width: Int) -> String {
+        let name = ascii ? asciiOnly(self.name) : self.name
         let size = Units.bytes(received)
         let rate = Units.rate(bytesPerSecond)
         guard let expected, expected > 0 else {
@@ -25,16 +33,45 @@ struct ProgressLine {
         let barWidth = width - nameWidth - 1 - percent.count - 3 - numbers.count
         guard barWidth >= 5 else { return fit(name: name, tail: " \(percent)\(numbers)", width: width) }
         let filled = Int(fraction * Double(barWidth))
-        var bar = String(repeating: "=", count: filled)
+        let kept = min(filled, Int(min(1, Double(max(0, resumedFrom)) / Double(expected)) * Double(barWidth)))
+        var bar = String(repeating: "+", count: kept) + String(repeating: "=", count: filled - kept)
         if filled < barWidth { bar += ">" + String(repeating: " ", count: barWidth - filled - 1) }
-        return shorten(name, to: nameWidth) + " " + percent + " [" + bar + "]" + numbers
+        return shorten(name, to: nameWidth, ascii: ascii) + " " + percent + " [" + bar + "]" + numbers
     }
 
     private func fit(name: String, tail: String, width: Int) -> String {
         let room = width - tail.count
         if room < 4 { return String(tail.prefix(max(0, width))) }
-        return shorten(name, to: min(displayWidth(name), room)) + tail
+        return shorten(name, to: min(displayWidth(name), room), ascii: ascii) + tail
     }
+}
+
+/// The total line under several transfers: `Total  3/10 files  1.2 GiB of 4.0 GiB  45 MiB/s  eta 1m02s`.
+struct TotalLine {
+    var filesDone: Int
+    var filesTotal: Int
+    var received: Int64
+    /// The sum of the announced lengths, when every active and finished transfer announced one.
+    var expected: Int64?
+    var bytesPerSecond: Double
+    var elapsed: Double
+
+    func render(width: Int) -> String {
+        var text = "Total  \(filesDone)/\(filesTotal) files  \(Units.bytes(received))"
+        if let expected, expected > 0 {
+            text += " of \(Units.bytes(expected))  \(Units.rate(bytesPerSecond))"
+            let remaining = bytesPerSecond > 0 ? Double(max(0, expected - received)) / bytesPerSecond : .infinity
+            text += "  eta \(Units.duration(remaining))"
+        } else {
+            text += "  \(Units.rate(bytesPerSecond))  in \(Units.duration(elapsed))"
+        }
+        return displayWidth(text) <= width ? text : String(text.prefix(max(0, width)))
+    }
+}
+
+/// `text` with every non-ASCII character shown as "?" (for a non-UTF-8 terminal).
+func asciiOnly(_ text: String) -> String {
+    String(String.UnicodeScalarView(text.unicodeScalars.map { $0.isASCII ? $0 : "?" }))
 }
 
 /// Columns a string takes on a terminal: East Asian wide characters and emoji take two.
@@ -54,8 +91,9 @@ private func scalarWidth(_ scalar: Unicode.Scalar) -> Int {
     return 1
 }
 
-/// `name` shortened in the middle with "…" to exactly `width` columns (padded when shorter).
-func shorten(_ name: String, to width: Int) -> String {
+/// `name` shortened in the middle with "…" (or "~" when only ASCII may be printed) to exactly
+/// `width` columns (padded when shorter).
+func shorten(_ name: String, to width: Int, ascii: Bool = false) -> String {
     let current = displayWidth(name)
     if current <= width { return name + String(repeating: " ", count: width - current) }
     guard width > 1 else { return String(repeating: ".", count: max(0, width)) }
@@ -74,7 +112,7 @@ func shorten(_ name: String, to width: Int) -> String {
         if used + w > keepTail { break }
         tail.unicodeScalars.insert(s, at: tail.unicodeScalars.startIndex); used += w
     }
-    let result = head + "…" + tail
+    let result = head + (ascii ? "~" : "…") + tail
     return result + String(repeating: " ", count: max(0, width - displayWidth(result)))
 }
 

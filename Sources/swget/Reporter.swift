@@ -1,92 +1,173 @@
 import Synchronization
 import SwgetKit
 
-/// What the user sees: the session delegate of the command. It turns SwgetKit's events into a
-/// progress bar on a terminal, a one-line summary otherwise, `-S` headers, and remembers
-/// HTTP error statuses so the command can choose its exit code.
+/// What the user sees: the session delegate of the command. It turns SwgetKit's events into
+/// the chosen progress indicator (a bar block on a terminal, wget's dots, JSON lines, or
+/// nothing), summary and message lines as verbose as asked, `-S` headers, and remembers HTTP
+/// error statuses so the command can choose its exit code. The one place that writes to stderr.
 final class Reporter: SessionDelegate {
-    enum Mode { case quiet, bar, lines }
+    /// How much besides errors is printed.
+    enum Verbosity: Sendable { case quiet, brief, normal }
 
-    struct Options {
-        var mode: Mode
-        var serverResponse: Bool
-        var acceptErrorStatus: Bool = false
+    /// How a transfer's progress is shown.
+    enum Indicator: Sendable, Equatable {
+        case bar
+        case dot(DotProgress.Style)
+        case json
+        case none
+    }
+
+    struct Options: Sendable {
+        var verbosity: Verbosity = .normal
+        var indicator: Indicator = .none
+        var serverResponse = false
+        var acceptErrorStatus = false
         /// The session undoes content codings (so -S says when it does).
         var decodesContent = true
         /// Store gzip payloads decompressed (`--gunzip`).
         var gunzip = false
+        /// Print only ASCII (a non-UTF-8 locale).
+        var ascii = false
+        /// Files this run will fetch (the total line appears when more than one).
+        var filesTotal = 1
     }
 
     private struct Transfer {
+        var url: String
         var name = ""
         var start: Double
         var received: Int64 = 0
         var expected: Int64?
         var rate: RateMeter
-
-        init(start: Double = Terminal.now()) {
-            self.start = start
-            self.rate = RateMeter(start: start)
-        }
-        var drawn = false
-        var httpFailure: Response?
         var resumedFrom: Int64 = 0
+        var httpFailure: Response?
+        var status = 0
+        var dots: DotProgress?
+        var throttle = ProgressThrottle()
+
+        init(url: String, start: Double) {
+            self.url = url
+            self.start = start
+            rate = RateMeter(start: start)
+        }
     }
 
     private let options: Options
     private let transfers = Mutex<[Int: Transfer]>([:])
+    private let block: BarBlock?
 
-    init(options: Options) { self.options = options }
+    init(options: Options) {
+        self.options = options
+        block = options.indicator == .bar ? BarBlock(filesTotal: options.filesTotal, ascii: options.ascii) : nil
+    }
 
     /// The response of a task that failed because the server answered with an error status.
     func httpFailure(of task: SessionTask) -> Response? {
         transfers.withLock { $0[task.taskIdentifier]?.httpFailure }
     }
 
+    // MARK: what the command reports
+
+    /// A failed URL: one line `swget: URL: cause` (a JSON `error` event in JSON mode).
+    func reportFailure(url: String, message: String, exitCode: Int32) {
+        if options.indicator == .json {
+            emit(.error(url: url, message: message, exitCode: exitCode))
+        } else {
+            say("swget: \(url): \(message)", always: true)
+        }
+    }
+
+    /// A download skipped because its file exists (`-nc`).
+    func reportSkipped(_ path: String) {
+        block?.finish(-1, permanent: nil, countsAsDone: true)
+        say("File '\(path)' already there; not retrieving.", brief: true)
+    }
+
+    /// `--spider`: the URL answered with success.
+    func reportExists(url: String, response: Response?) {
+        guard let response else { return }
+        let length = response.headers["Content-Length"].flatMap { Int64($0) }.map { ", \(Units.bytes($0))" } ?? ""
+        say("\(url): remote file exists (\(response.statusCode) \(response.reasonPhrase)\(length))", brief: true)
+    }
+
+    /// The terminal was resized.
+    func terminalResized() { block?.redraw() }
+
     // MARK: SessionDelegate
 
     func task(_ task: SessionTask, willPerformRedirection response: Response, newRequest: Request) async -> RedirectDecision {
-        if options.serverResponse { printHeaders(response) }
-        if options.mode != .quiet && options.serverResponse {
-            Terminal.write("Location: \(newRequest.url.absoluteString) [following]\n")
+        if options.serverResponse && options.indicator != .json {
+            say(headerText(response) + "Location: \(newRequest.url.absoluteString) [following]")
+        }
+        if options.indicator == .json {
+            emit(.redirect(from: response.url.absoluteString, to: newRequest.url.absoluteString, status: response.statusCode))
         }
         return .follow(newRequest)
     }
 
     func task(_ task: SessionTask, didReceive response: Response) async -> ResponseDisposition {
-        if options.serverResponse {
-            printHeaders(response)
+        if options.serverResponse && options.indicator != .json {
+            var text = headerText(response)
             if options.decodesContent, let coding = response.headers["Content-Encoding"],
                let codings = ContentCoding.parse(coding), !codings.isEmpty, response.isSuccess || options.acceptErrorStatus {
-                Terminal.write("Decoding Content-Encoding: \(coding)\n")
+                text += "Decoding Content-Encoding: \(coding)\n"
             }
+            say(String(text.dropLast()))
         }
-        transfers.withLock { all in
-            var t = Transfer()
+        let now = Terminal.now()
+        let name = transfers.withLock { all -> String in
+            // A new response (after a retry or a redirect) starts the progress again.
+            var t = Transfer(url: task.originalRequest.url.absoluteString, start: now)
             t.name = all[task.taskIdentifier]?.name ?? ""
             t.expected = response.expectedContentLength
+            t.status = response.statusCode
             if !response.isSuccess { t.httpFailure = response }
             all[task.taskIdentifier] = t
+            return t.name
         }
-        return response.isSuccess || options.acceptErrorStatus ? .allow : .cancel
+        if !name.isEmpty {
+            block?.update(task.taskIdentifier, at: now, force: true) { line in
+                line = BarBlock.Line(name: name, expected: response.expectedContentLength, start: now)
+            }
+        }
+        let allowed = response.isSuccess || options.acceptErrorStatus
+        if options.indicator == .json && allowed {
+            emit(.start(url: task.originalRequest.url.absoluteString, name: name.isEmpty ? nil : name,
+                        expected: response.expectedContentLength))
+        }
+        return allowed ? .allow : .cancel
     }
 
     func task(_ task: SessionTask, willRetryAfter delay: Duration, error: SessionError) async {
-        guard options.mode != .quiet else { return }
-        let drawn = transfers.withLock { all -> Bool in
-            defer { all[task.taskIdentifier]?.drawn = false }
-            return all[task.taskIdentifier]?.drawn ?? false
-        }
         let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
-        Terminal.write((drawn ? "\r\u{1B}[K" : "")
-            + "swget: \(task.currentRequest.url.absoluteString): \(error.message); retrying in \(Units.duration(seconds))\n")
+        let url = task.currentRequest.url.absoluteString
+        if options.indicator == .json {
+            emit(.retry(url: url, attempt: task.attempt, delay: seconds, error: error.message))
+            return
+        }
+        finishDots(task)
+        say("swget: \(url): \(error.message); retrying in \(Units.duration(seconds))")
     }
 
     func downloadTask(_ task: DownloadTask, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64?) async {
-        guard options.mode != .quiet else { return }
-        let line = "Continuing at \(Units.bytes(fileOffset))" + (expectedTotalBytes.map { " of \(Units.bytes($0))" } ?? "") + "\n"
-        if options.mode == .lines || options.serverResponse { Terminal.write(line) }
-        transfers.withLock { $0[task.taskIdentifier]?.resumedFrom = fileOffset }
+        let now = Terminal.now()
+        transfers.withLock {
+            $0[task.taskIdentifier]?.resumedFrom = fileOffset
+            $0[task.taskIdentifier]?.received = fileOffset
+        }
+        switch options.indicator {
+        case .json:
+            emit(.resume(url: task.originalRequest.url.absoluteString, offset: fileOffset, expected: expectedTotalBytes))
+        case .bar:
+            block?.update(task.taskIdentifier, at: now, force: true) { line in
+                line.received = fileOffset
+                line.resumedFrom = fileOffset
+                line.expected = expectedTotalBytes
+            }
+            if options.serverResponse { say(resumeText(fileOffset, expectedTotalBytes)) }
+        case .dot, .none:
+            say(resumeText(fileOffset, expectedTotalBytes))
+        }
     }
 
     func downloadTask(_ task: DownloadTask, shouldDecodePayloadOfMIMEType mimeType: String?) async -> Bool {
@@ -95,32 +176,108 @@ final class Reporter: SessionDelegate {
 
     func downloadTask(_ task: DownloadTask, didCreateDestinationAt path: String) async {
         let name = path == "-" ? "-" : displayName(path)
-        transfers.withLock { $0[task.taskIdentifier]?.name = name }
+        let now = Terminal.now()
+        let t = transfers.withLock { all -> Transfer? in
+            all[task.taskIdentifier]?.name = name
+            return all[task.taskIdentifier]
+        }
+        block?.update(task.taskIdentifier, at: now, force: true) { line in
+            line = BarBlock.Line(name: name, expected: t?.expected, start: t?.start ?? now)
+        }
     }
 
     func downloadTask(_ task: DownloadTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
                       totalBytesExpectedToWrite: Int64?) async {
-        guard options.mode == .bar else { return }
-        let line: String? = transfers.withLock { all in
-            guard var t = all[task.taskIdentifier] else { return nil }
-            let now = Terminal.now()
+        let now = Terminal.now()
+        let (t, emitJSON) = transfers.withLock { all -> (Transfer?, Bool) in
+            guard var t = all[task.taskIdentifier] else { return (nil, false) }
             t.received = totalBytesWritten
             t.expected = totalBytesExpectedToWrite
             t.rate.add(bytes: bytesWritten, at: now)
-            t.drawn = true
+            let emit = options.indicator == .json && t.throttle.shouldEmit(at: now)
             all[task.taskIdentifier] = t
-            return ProgressLine(name: t.name, received: t.received, expected: t.expected,
-                                bytesPerSecond: t.rate.bytesPerSecond, elapsed: now - t.start).render(width: Terminal.width - 1)
+            return (t, emit)
         }
-        if let line { Terminal.write("\r" + line + "\u{1B}[K") }
+        guard let t else { return }
+        switch options.indicator {
+        case .bar:
+            block?.update(task.taskIdentifier, at: now) { line in
+                line.received = t.received
+                line.expected = t.expected
+                line.rate = t.rate.bytesPerSecond
+            }
+        case .dot(let style):
+            let text = transfers.withLock { all -> String in
+                var dots = all[task.taskIdentifier]?.dots
+                    ?? DotProgress(style: style, expectedTotal: t.expected, resumedFrom: t.resumedFrom)
+                let text = dots.advance(to: t.received, at: now)
+                all[task.taskIdentifier]?.dots = dots
+                return text
+            }
+            if !text.isEmpty { Terminal.write(text) }
+        case .json:
+            if emitJSON {
+                emit(.progress(url: t.url, received: t.received, expected: t.expected, rate: t.rate.bytesPerSecond))
+            }
+        case .none:
+            break
+        }
     }
 
     func downloadTask(_ task: DownloadTask, didFinishDownloadingTo path: String) async {
-        guard options.mode != .quiet else { return }
-        let (t, now) = transfers.withLock { ($0[task.taskIdentifier], Terminal.now()) }
-        guard let t else { return }
+        let now = Terminal.now()
+        guard let t = transfers.withLock({ $0[task.taskIdentifier] }) else { return }
         let elapsed = max(now - t.start, 1e-6)
         let size = task.countOfBytesReceived
+        if options.indicator == .json {
+            emit(.finish(url: t.url, path: path, bytes: size, decodedBytes: task.countOfBytesDecoded,
+                         seconds: elapsed, status: t.status))
+            return
+        }
+        finishDots(task)
+        let summary = summaryLine(task, path: path, transfer: t, size: size, elapsed: elapsed)
+        if let block {
+            // -q --show-progress keeps the finished bar instead of a summary (wget).
+            let finalBar = ProgressLine(name: t.name, received: size, expected: size, bytesPerSecond: Double(size - t.resumedFrom) / elapsed,
+                                        elapsed: elapsed, resumedFrom: t.resumedFrom, ascii: options.ascii).render(width: max(10, Terminal.width - 1))
+            block.finish(task.taskIdentifier, permanent: options.verbosity == .quiet ? finalBar : summary, countsAsDone: true, at: now)
+        } else if options.verbosity != .quiet {
+            Terminal.write(summary + "\n")
+        }
+    }
+
+    func task(_ task: SessionTask, didCompleteWithError error: SessionError?) async {
+        guard error != nil else { return }
+        finishDots(task)
+        block?.finish(task.taskIdentifier, permanent: nil, countsAsDone: true)
+    }
+
+    // MARK: helpers
+
+    /// A permanent message line (above the bar block when there is one). Suppressed by `-q`
+    /// (unless `always`) and by `-nv` (unless `brief` or `always`). JSON mode prints only JSON.
+    private func say(_ line: String, always: Bool = false, brief: Bool = false) {
+        guard always || options.verbosity == .normal || (brief && options.verbosity == .brief) else { return }
+        guard options.indicator != .json else { return }
+        if let block { block.print(line + "\n") } else { Terminal.write(line + "\n") }
+    }
+
+    private func emit(_ event: ProgressEvent) {
+        Terminal.write(event.jsonLine())
+    }
+
+    /// Ends a partial line of dots, so whatever comes next starts on its own line.
+    private func finishDots(_ task: SessionTask) {
+        guard case .dot = options.indicator else { return }
+        let text = transfers.withLock { all -> String in
+            guard var dots = all[task.taskIdentifier]?.dots else { return "" }
+            all[task.taskIdentifier]?.dots = nil
+            return dots.finish(at: Terminal.now())
+        }
+        if !text.isEmpty { Terminal.write(text) }
+    }
+
+    private func summaryLine(_ task: DownloadTask, path: String, transfer t: Transfer, size: Int64, elapsed: Double) -> String {
         let fresh = size - t.resumedFrom  // the rate counts only bytes fetched in this run
         let where_ = path == "-" ? "written to stdout" : "saved"
         let resumed = t.resumedFrom > 0 ? ", \(Units.bytes(t.resumedFrom)) of it kept from before" : ""
@@ -129,21 +286,18 @@ final class Reporter: SessionDelegate {
             let codings = task.decodedCodings.map(\.rawValue).joined(separator: "+")
             sizes = "\(Units.bytes(decoded)), \(Units.bytes(size)) as \(codings)"
         }
-        let summary = "'\(path)' \(where_) [\(sizes)\(resumed)] in \(Units.duration(elapsed)) (\(Units.rate(Double(fresh) / elapsed)))"
-        Terminal.write((t.drawn ? "\r\u{1B}[K" : "") + summary + "\n")
+        let text = "'\(path)' \(where_) [\(sizes)\(resumed)] in \(Units.duration(elapsed)) (\(Units.rate(Double(fresh) / elapsed)))"
+        return options.ascii ? asciiOnly(text) : text
     }
 
-    func task(_ task: SessionTask, didCompleteWithError error: SessionError?) async {
-        let drawn = transfers.withLock { $0[task.taskIdentifier]?.drawn ?? false }
-        if error != nil && drawn && options.mode == .bar { Terminal.write("\n") }
+    private func resumeText(_ offset: Int64, _ expected: Int64?) -> String {
+        "Continuing at \(Units.bytes(offset))" + (expected.map { " of \(Units.bytes($0))" } ?? "")
     }
 
-    // MARK: helpers
-
-    private func printHeaders(_ response: Response) {
+    private func headerText(_ response: Response) -> String {
         var text = "  \(response.httpVersion) \(response.statusCode) \(response.reasonPhrase)\n"
         for field in response.headers { text += "  \(field.name): \(field.value)\n" }
-        Terminal.write(text)
+        return text
     }
 
     private func displayName(_ path: String) -> String {
@@ -168,5 +322,30 @@ struct RateMeter {
         let instant = Double(bytes) / (time - last)
         let weight = min(1, (time - last) / 2.0)
         bytesPerSecond = bytesPerSecond == 0 ? instant : bytesPerSecond + weight * (instant - bytesPerSecond)
+    }
+}
+
+/// The `--progress` value.
+enum ProgressChoice: Equatable, Sendable {
+    /// No `--progress`: a bar on a terminal, nothing otherwise.
+    case automatic
+    case bar(force: Bool)
+    case dot(DotProgress.Style)
+    case json
+    case none
+
+    init?(_ text: String) {
+        let parts = text.lowercased().split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        switch (parts.first ?? "", parts.count > 1 ? parts[1] : nil) {
+        case ("bar", nil): self = .bar(force: false)
+        case ("bar", "force"), ("bar", "force:noscroll"), ("bar", "noscroll"): self = .bar(force: parts[1].contains("force"))
+        case ("dot", nil): self = .dot(.default)
+        case ("dot", let style?):
+            guard let parsed = DotProgress.Style(rawValue: style) else { return nil }
+            self = .dot(parsed)
+        case ("json", nil): self = .json
+        case ("none", nil): self = .none
+        default: return nil
+        }
     }
 }

@@ -47,6 +47,24 @@ struct SwgetCommand: AsyncParsableCommand {
     @Flag(name: [.customShort("q"), .customLong("quiet")], help: "Print nothing but errors.")
     var quiet = false
 
+    @Flag(name: [.customLong("nv", withSingleDash: true), .customLong("no-verbose")],
+          help: "One summary line per file and errors; no progress indicator.")
+    var noVerbose = false
+
+    @Option(name: .customLong("progress"),
+            help: ArgumentHelp("""
+                Progress indicator: bar (the default on a terminal; bar:force elsewhere too), \
+                dot[:default|binary|mega|giga] (wget's log-friendly dots), json (one JSON object per \
+                event on stderr) or none.
+                """, valueName: "TYPE"))
+    var progress: String?
+
+    @Flag(name: .customLong("show-progress"), help: "Show the progress indicator even with -q or -nv.")
+    var showProgress = false
+
+    @Flag(name: .customLong("spider"), help: "Only check that the URLs exist (HEAD requests); download nothing.")
+    var spider = false
+
     @Flag(name: [.customLong("nc", withSingleDash: true), .customLong("no-clobber")],
           help: "Skip a download whose file already exists instead of choosing a new name.")
     var noClobber = false
@@ -159,6 +177,9 @@ struct SwgetCommand: AsyncParsableCommand {
         for header in headers where parseHeader(header) == nil {
             throw ValidationError("invalid header '\(header)': expected 'Name: value'")
         }
+        if let progress, ProgressChoice(progress) == nil {
+            throw ValidationError("invalid --progress '\(progress)': expected bar, bar:force, dot[:default|binary|mega|giga], json or none")
+        }
         if let maxFilesize, Units.parseSize(maxFilesize) == nil {
             throw ValidationError("invalid --max-filesize '\(maxFilesize)': expected bytes, or a number with k, M, G or T")
         }
@@ -175,12 +196,17 @@ struct SwgetCommand: AsyncParsableCommand {
         // A file size limit (ulimit -f) or a full quota must end in a clear write error that
         // keeps the .part, not in a silent kill by SIGXFSZ.
         _ = Glibc.signal(SIGXFSZ, SIG_IGN)
+        let reporter = makeReporter()
         let session = Session(configuration: makeConfiguration(), delegate: reporter)
         let interruption = Interruption(session: session)
+        let resize = Interruption.onResize { reporter.terminalResized() }
+        defer { resize.cancel() }
         var worst = ExitStatus.success
         for argument in urls {
             if interruption.signal != nil { break }
-            let status = await download(argument, session: session, interruption: interruption)
+            let status = spider
+                ? await check(argument, session: session, reporter: reporter)
+                : await download(argument, session: session, reporter: reporter, interruption: interruption)
             worst = max(worst, status)
         }
         session.finishTasksAndInvalidate()
@@ -188,43 +214,84 @@ struct SwgetCommand: AsyncParsableCommand {
         if worst != .success { throw ExitCode(worst.rawValue) }
     }
 
-    private var reporter: Reporter {
-        let mode: Reporter.Mode = quiet ? .quiet : (Terminal.stderrIsTTY ? .bar : .lines)
-        return Reporter(options: .init(mode: mode, serverResponse: serverResponse, acceptErrorStatus: contentOnError,
-                                       decodesContent: !noDecompress, gunzip: gunzip))
+    private func makeReporter() -> Reporter {
+        let choice = progress.flatMap(ProgressChoice.init) ?? .automatic
+        var options = Reporter.Options()
+        options.verbosity = quiet ? .quiet : (noVerbose ? .brief : .normal)
+        let shown = options.verbosity == .normal || showProgress
+        options.indicator = switch choice {
+        case .automatic: shown && Terminal.stderrIsTTY ? .bar : .none
+        case .bar(let force): shown && (force || Terminal.stderrIsTTY) ? .bar : .none
+        case .dot(let style): shown ? .dot(style) : .none
+        case .json: .json
+        case .none: .none
+        }
+        options.serverResponse = serverResponse
+        options.acceptErrorStatus = contentOnError
+        options.decodesContent = !noDecompress
+        options.gunzip = gunzip
+        options.ascii = !Terminal.localeIsUTF8
+        options.filesTotal = urls.count
+        return Reporter(options: options)
     }
 
-    /// Downloads one URL; prints its error line, returns its exit status.
-    private func download(_ argument: String, session: Session, interruption: Interruption) async -> ExitStatus {
+    /// Downloads one URL; reports its failure, returns its exit status.
+    private func download(_ argument: String, session: Session, reporter: Reporter, interruption: Interruption) async -> ExitStatus {
         guard let request = makeRequest(argument) else {
-            Terminal.write("swget: \(argument): invalid URL\n")
+            reporter.reportFailure(url: argument, message: "invalid URL", exitCode: ExitStatus.generic.rawValue)
             return .generic
         }
         let task = session.downloadTask(with: request, destination: destination)
         let error = await task.completion()
         let url = request.url.absoluteString
         if let skipped = task.skippedExistingFile {
-            if !quiet { Terminal.write("File '\(skipped)' already there; not retrieving.\n") }
+            reporter.reportSkipped(skipped)
             return .success
         }
-        if let reporter = session.delegate as? Reporter, let response = reporter.httpFailure(of: task) {
+        if let response = reporter.httpFailure(of: task) {
             // With --content-on-error the body was saved, but the answer is still an error.
-            Terminal.write("swget: \(url): server answered \(response.statusCode) \(response.reasonPhrase)\n")
+            reporter.reportFailure(url: url, message: "server answered \(response.statusCode) \(response.reasonPhrase)",
+                                   exitCode: ExitStatus.serverError.rawValue)
             return .serverError
         }
         guard let error else { return .success }
         if interruption.signal != nil {
-            var message = "swget: interrupted"
+            var message = "interrupted"
             if let part = task.partialFile, let kept = error.resumeData?.bytesOnDisk {
                 message += "; \(Units.bytes(kept)) kept in '\(part)'. Run the same command again to continue."
             }
-            Terminal.write(message + "\n")
+            reporter.reportFailure(url: url, message: message, exitCode: 128 + (interruption.signal ?? 0))
             return .generic
         }
-        var message = "swget: \(url): \(error.message)"
+        var message = error.message
         if let part = task.partialFile { message += " (partial data kept in '\(part)'; run the same command again to continue)" }
-        Terminal.write(message + "\n")
-        return ExitStatus(error)
+        let status = ExitStatus(error)
+        reporter.reportFailure(url: url, message: message, exitCode: status.rawValue)
+        return status
+    }
+
+    /// `--spider`: asks for the head only (HEAD) and reports whether the URL answers with success.
+    private func check(_ argument: String, session: Session, reporter: Reporter) async -> ExitStatus {
+        guard var request = makeRequest(argument) else {
+            reporter.reportFailure(url: argument, message: "invalid URL", exitCode: ExitStatus.generic.rawValue)
+            return .generic
+        }
+        request.method = "HEAD"
+        let task = session.dataTask(with: request)
+        let error = await task.completion()
+        let url = request.url.absoluteString
+        if let response = reporter.httpFailure(of: task) {
+            reporter.reportFailure(url: url, message: "server answered \(response.statusCode) \(response.reasonPhrase)",
+                                   exitCode: ExitStatus.serverError.rawValue)
+            return .serverError
+        }
+        if let error {
+            let status = ExitStatus(error)
+            reporter.reportFailure(url: url, message: error.message, exitCode: status.rawValue)
+            return status
+        }
+        reporter.reportExists(url: url, response: task.response)
+        return .success
     }
 
     private var destination: DownloadDestination {

@@ -7,6 +7,18 @@ enum Terminal {
     /// True when stderr is a terminal (progress bars are drawn only then).
     static var stderrIsTTY: Bool { isatty(STDERR_FILENO) == 1 }
 
+    /// True when the locale's character set is UTF-8 (LC_ALL, else LC_CTYPE, else LANG, as
+    /// setlocale resolves them); otherwise only ASCII is printed.
+    static var localeIsUTF8: Bool {
+        let value = ["LC_ALL", "LC_CTYPE", "LANG"].lazy.compactMap { name -> String? in
+            guard let raw = getenv(name) else { return nil }
+            let text = String(cString: raw)
+            return text.isEmpty ? nil : text
+        }.first ?? "C"
+        let lower = value.lowercased()
+        return lower.contains("utf-8") || lower.contains("utf8")
+    }
+
     /// The width of the terminal on stderr, or 80.
     static var width: Int {
         var size = winsize()

@@ -15,7 +15,9 @@ struct TerminalProgressTests {
         try await server.stop()
         #expect(result.status == 0, "\(result.stderr)")
         let screen = result.stdoutText
-        let redraws = screen.split(separator: "\r").map { $0.replacingOccurrences(of: "\u{1B}[K", with: "") }
+        let redraws = screen.split(separator: "\r").map {
+            $0.replacingOccurrences(of: "\u{1B}\\[[0-9]*[A-Za-z]", with: "", options: .regularExpression)
+        }
         let bars = redraws.filter { $0.contains("%") && $0.contains("[") }
         #expect(bars.count >= 3, "\(screen.debugDescription)")
         #expect(bars.count <= 30, "at most ~10 redraws a second")
