@@ -8,7 +8,7 @@ import Glibc
 /// Ctrl-C and SIGTERM stop swget cleanly: running downloads are cancelled (their `.part` and
 /// resume state are kept and flushed), the command says how to continue and exits 128+signal.
 /// A second signal exits at once.
-final class Interruption {
+final class Interruption: @unchecked Sendable {  // immutable after init; the signal box is locked
     private final class Received: Sendable {
         let value = Mutex<Int32?>(nil)
     }

@@ -90,6 +90,17 @@ final class Reporter: SessionDelegate {
         say("\(url): remote file exists (\(response.statusCode) \(response.reasonPhrase)\(length))", brief: true)
     }
 
+    /// After several files: `Downloaded 9 of 10 files (1 failed): 12.3 MiB in 2.1s (5.8 MiB/s)`.
+    func reportBatch(_ tally: Batch.Tally, files: Int, seconds: Double) {
+        var notes: [String] = []
+        if tally.failed > 0 { notes.append("\(tally.failed) failed") }
+        if tally.skipped > 0 { notes.append("\(tally.skipped) skipped") }
+        let counts = notes.isEmpty ? "" : " (\(notes.joined(separator: ", ")))"
+        let elapsed = max(seconds, 1e-6)
+        say("Downloaded \(tally.succeeded) of \(files) files\(counts): \(Units.bytes(tally.bytes)) in \(Units.duration(elapsed))"
+            + " (\(Units.rate(Double(tally.bytes) / elapsed)))", brief: true)
+    }
+
     /// The terminal was resized.
     func terminalResized() { block?.redraw() }
 

@@ -34,6 +34,20 @@ struct SwgetCommand: AsyncParsableCommand {
     @Argument(help: "The URLs to download (http:// is assumed when no scheme is given).")
     var urls: [String] = []
 
+    @Option(name: [.customShort("i"), .customLong("input-file")],
+            help: ArgumentHelp("Read URLs from FILE ('-' for standard input), one per line; blank lines and # comments are skipped (repeatable).",
+                               valueName: "FILE"),
+            completion: .file())
+    var inputFiles: [String] = []
+
+    @Option(name: [.customShort("j"), .customLong("parallel")],
+            help: ArgumentHelp("Download up to N files at once (default 4; 1 is one after another, as wget).", valueName: "N"))
+    var parallel: Int = 4
+
+    @Option(name: .customLong("max-connections-per-host"),
+            help: ArgumentHelp("Open at most N connections to one host at once (default 6).", valueName: "N"))
+    var maxConnectionsPerHost: Int?
+
     @Option(name: [.customShort("O"), .customLong("output-document")],
             help: ArgumentHelp("Write the document to FILE ('-' for standard output), replacing it.", valueName: "FILE"),
             completion: .file())
@@ -167,7 +181,9 @@ struct SwgetCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
-        if urls.isEmpty { throw ValidationError("missing URL") }
+        if urls.isEmpty && inputFiles.isEmpty { throw ValidationError("missing URL") }
+        if parallel < 1 { throw ValidationError("--parallel must be 1 or more") }
+        if let maxConnectionsPerHost, maxConnectionsPerHost < 1 { throw ValidationError("--max-connections-per-host must be 1 or more") }
         if let maxRedirect, maxRedirect < 0 { throw ValidationError("--max-redirect must be 0 or more") }
         if tries < 0 { throw ValidationError("--tries must be 0 or more") }
         if !(waitRetry >= 0 && waitRetry.isFinite) { throw ValidationError("--waitretry must be 0 or more seconds") }
@@ -196,25 +212,62 @@ struct SwgetCommand: AsyncParsableCommand {
         // A file size limit (ulimit -f) or a full quota must end in a clear write error that
         // keeps the .part, not in a silent kill by SIGXFSZ.
         _ = Glibc.signal(SIGXFSZ, SIG_IGN)
-        let reporter = makeReporter()
+        let (jobs, listErrors) = collectJobs()
+        let reporter = makeReporter(files: jobs.count)
+        for error in listErrors { reporter.reportFailure(url: error.source, message: error.message, exitCode: ExitStatus.generic.rawValue) }
         let session = Session(configuration: makeConfiguration(), delegate: reporter)
         let interruption = Interruption(session: session)
         let resize = Interruption.onResize { reporter.terminalResized() }
         defer { resize.cancel() }
-        var worst = ExitStatus.success
-        for argument in urls {
-            if interruption.signal != nil { break }
-            let status = spider
-                ? await check(argument, session: session, reporter: reporter)
-                : await download(argument, session: session, reporter: reporter, interruption: interruption)
-            worst = max(worst, status)
-        }
+        let started = Terminal.now()
+        let batch = Batch(session: session, reporter: reporter, interruption: interruption, destination: destination, spider: spider)
+        let tally = await batch.run(jobs, parallel: parallel)
         session.finishTasksAndInvalidate()
         if let signal = interruption.signal { throw ExitCode(128 + signal) }
+        if jobs.count + listErrors.count > 1 && !spider {
+            reporter.reportBatch(tally, files: jobs.count, seconds: Terminal.now() - started)
+        }
+        let worst = listErrors.isEmpty ? tally.worst : max(tally.worst, .generic)
         if worst != .success { throw ExitCode(worst.rawValue) }
     }
 
-    private func makeReporter() -> Reporter {
+    /// The URLs of the command line, then those of each `-i` file; unreadable files and bad
+    /// lines become error lines (with their line number) and are skipped.
+    private func collectJobs() -> (jobs: [Job], errors: [(source: String, message: String)]) {
+        var jobs = urls.map { Job(label: $0, request: makeRequest($0)) }
+        var errors: [(source: String, message: String)] = []
+        for file in inputFiles {
+            guard let text = Self.readInput(file) else {
+                errors.append((file, "cannot read the input file"))
+                continue
+            }
+            for entry in InputList.entries(text) {
+                guard let request = makeRequest(entry.text) else {
+                    errors.append(("\(file):\(entry.line)", "invalid URL '\(entry.text)'; skipped"))
+                    continue
+                }
+                jobs.append(Job(label: entry.text, request: request))
+            }
+        }
+        return (jobs, errors)
+    }
+
+    /// The whole text of `path`, or of standard input for "-".
+    private static func readInput(_ path: String) -> String? {
+        let fd = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { if fd != STDIN_FILENO { close(fd) } }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return n == 0 ? String(decoding: bytes, as: UTF8.self) : nil }
+            bytes += chunk[..<n]
+        }
+    }
+
+    private func makeReporter(files: Int) -> Reporter {
         let choice = progress.flatMap(ProgressChoice.init) ?? .automatic
         var options = Reporter.Options()
         options.verbosity = quiet ? .quiet : (noVerbose ? .brief : .normal)
@@ -231,67 +284,8 @@ struct SwgetCommand: AsyncParsableCommand {
         options.decodesContent = !noDecompress
         options.gunzip = gunzip
         options.ascii = !Terminal.localeIsUTF8
-        options.filesTotal = urls.count
+        options.filesTotal = files
         return Reporter(options: options)
-    }
-
-    /// Downloads one URL; reports its failure, returns its exit status.
-    private func download(_ argument: String, session: Session, reporter: Reporter, interruption: Interruption) async -> ExitStatus {
-        guard let request = makeRequest(argument) else {
-            reporter.reportFailure(url: argument, message: "invalid URL", exitCode: ExitStatus.generic.rawValue)
-            return .generic
-        }
-        let task = session.downloadTask(with: request, destination: destination)
-        let error = await task.completion()
-        let url = request.url.absoluteString
-        if let skipped = task.skippedExistingFile {
-            reporter.reportSkipped(skipped)
-            return .success
-        }
-        if let response = reporter.httpFailure(of: task) {
-            // With --content-on-error the body was saved, but the answer is still an error.
-            reporter.reportFailure(url: url, message: "server answered \(response.statusCode) \(response.reasonPhrase)",
-                                   exitCode: ExitStatus.serverError.rawValue)
-            return .serverError
-        }
-        guard let error else { return .success }
-        if interruption.signal != nil {
-            var message = "interrupted"
-            if let part = task.partialFile, let kept = error.resumeData?.bytesOnDisk {
-                message += "; \(Units.bytes(kept)) kept in '\(part)'. Run the same command again to continue."
-            }
-            reporter.reportFailure(url: url, message: message, exitCode: 128 + (interruption.signal ?? 0))
-            return .generic
-        }
-        var message = error.message
-        if let part = task.partialFile { message += " (partial data kept in '\(part)'; run the same command again to continue)" }
-        let status = ExitStatus(error)
-        reporter.reportFailure(url: url, message: message, exitCode: status.rawValue)
-        return status
-    }
-
-    /// `--spider`: asks for the head only (HEAD) and reports whether the URL answers with success.
-    private func check(_ argument: String, session: Session, reporter: Reporter) async -> ExitStatus {
-        guard var request = makeRequest(argument) else {
-            reporter.reportFailure(url: argument, message: "invalid URL", exitCode: ExitStatus.generic.rawValue)
-            return .generic
-        }
-        request.method = "HEAD"
-        let task = session.dataTask(with: request)
-        let error = await task.completion()
-        let url = request.url.absoluteString
-        if let response = reporter.httpFailure(of: task) {
-            reporter.reportFailure(url: url, message: "server answered \(response.statusCode) \(response.reasonPhrase)",
-                                   exitCode: ExitStatus.serverError.rawValue)
-            return .serverError
-        }
-        if let error {
-            let status = ExitStatus(error)
-            reporter.reportFailure(url: url, message: error.message, exitCode: status.rawValue)
-            return status
-        }
-        reporter.reportExists(url: url, response: task.response)
-        return .success
     }
 
     private var destination: DownloadDestination {
@@ -334,6 +328,7 @@ struct SwgetCommand: AsyncParsableCommand {
         if let readTimeout { configuration.idleReadTimeout = .seconds(readTimeout) }
         if let userAgent { configuration.defaultHeaders.set("User-Agent", userAgent) }
         if let maxRedirect { configuration.maxRedirects = maxRedirect }
+        if let maxConnectionsPerHost { configuration.maxConnectionsPerHost = maxConnectionsPerHost }
         configuration.tls.additionalTrustRootFiles = caCertificate
         if noCheckCertificate { configuration.tls.verification = .none }
         if compressed { configuration.defaultHeaders.set("Accept-Encoding", ContentCoding.acceptAll) }

@@ -39,7 +39,7 @@ struct OutputModeTests {
     @Test func jsonModePrintsOnlyJSONLines() async throws {
         let server = try await Self.server()
         let dir = try makeTemporaryDirectory()
-        let result = try await SwgetProcess.run(["--progress=json", server.baseURL + "/moved", server.baseURL + "/missing"], in: dir)
+        let result = try await SwgetProcess.run(["--progress=json", "-j", "1", server.baseURL + "/moved", server.baseURL + "/missing"], in: dir)
         try await server.stop()
         #expect(result.status == 8)
         var events: [String] = []
@@ -64,12 +64,13 @@ struct OutputModeTests {
     @Test func noVerbosePrintsOneLinePerFile() async throws {
         let server = try await Self.server()
         let dir = try makeTemporaryDirectory()
-        let result = try await SwgetProcess.run(["-nv", "-S", server.baseURL + "/a.bin", server.baseURL + "/b.bin"], in: dir)
+        let result = try await SwgetProcess.run(["-nv", "-S", "-j", "1", server.baseURL + "/a.bin", server.baseURL + "/b.bin"], in: dir)
         try await server.stop()
         #expect(result.status == 0)
         let lines = result.stderr.split(separator: "\n")
-        #expect(lines.count == 2, "\(result.stderr)")
+        #expect(lines.count == 3, "\(result.stderr)")
         #expect(lines[0].hasPrefix("'./a.bin' saved") && lines[1].hasPrefix("'./b.bin' saved"))
+        #expect(lines[2].hasPrefix("Downloaded 2 of 2 files: "))
     }
 
     @Test func progressNoneKeepsTheSummary() async throws {
