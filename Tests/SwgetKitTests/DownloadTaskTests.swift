@@ -117,10 +117,11 @@ struct DownloadTaskTests {
 
     @Test func slowButSteadyBodyIsNotATimeout() async throws {
         var configuration = SessionConfiguration.default
-        configuration.idleReadTimeout = .seconds(2)
-        let body = bytes(2_000)
-        // The whole body takes longer than the idle timeout, but no gap between bytes does.
-        try await withServer({ _ in .ok(body).trickled(bytesPerWrite: 100, every: .milliseconds(120)) }) { server in
+        configuration.idleReadTimeout = .seconds(3)
+        let body = bytes(4_000)
+        // The whole body takes longer than the idle timeout, but no gap between bytes does (with
+        // room for a loaded CI machine to delay one write).
+        try await withServer({ _ in .ok(body).trickled(bytesPerWrite: 100, every: .milliseconds(100)) }) { server in
             let (data, _) = try await Session(configuration: configuration).data(for: request(server.baseURL + "/t"))
             #expect(fingerprint(data) == fingerprint(body))
         }
