@@ -44,6 +44,10 @@ struct SwgetCommand: AsyncParsableCommand {
             help: ArgumentHelp("Download up to N files at once (default 4; 1 is one after another, as wget).", valueName: "N"))
     var parallel: Int = 4
 
+    @Option(name: .customLong("limit-rate"),
+            help: ArgumentHelp("Receive at most RATE bytes per second over all transfers together (500k, 2M).", valueName: "RATE"))
+    var limitRate: String?
+
     @Option(name: .customLong("max-connections-per-host"),
             help: ArgumentHelp("Open at most N connections to one host at once (default 6).", valueName: "N"))
     var maxConnectionsPerHost: Int?
@@ -196,6 +200,9 @@ struct SwgetCommand: AsyncParsableCommand {
         if let progress, ProgressChoice(progress) == nil {
             throw ValidationError("invalid --progress '\(progress)': expected bar, bar:force, dot[:default|binary|mega|giga], json or none")
         }
+        if let limitRate, Units.parseSize(limitRate) == nil {
+            throw ValidationError("invalid --limit-rate '\(limitRate)': expected bytes per second, or a number with k, M or G")
+        }
         if let maxFilesize, Units.parseSize(maxFilesize) == nil {
             throw ValidationError("invalid --max-filesize '\(maxFilesize)': expected bytes, or a number with k, M, G or T")
         }
@@ -334,6 +341,7 @@ struct SwgetCommand: AsyncParsableCommand {
         if compressed { configuration.defaultHeaders.set("Accept-Encoding", ContentCoding.acceptAll) }
         configuration.decodesContentEncoding = !noDecompress
         configuration.maximumBodyBytes = maxFilesize.flatMap(Units.parseSize)
+        configuration.maximumBytesPerSecond = limitRate.flatMap(Units.parseSize)
         return configuration
     }
 

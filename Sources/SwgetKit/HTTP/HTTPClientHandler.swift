@@ -37,7 +37,14 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Why the TLS layer refused the server, when our trust callback said so.
     let trustFailure: TrustFailureBox
 
-    init(idleTimeout: TimeAmount, trustFailure: TrustFailureBox) {
+    /// The session's rate limit: reads pause after each burst of body bytes.
+    private let rateLimiter: RateLimiter?
+    /// Body bytes received since the last read was asked for.
+    private var bytesSinceRead = 0
+    private var delayedRead: Scheduled<Void>?
+
+    init(idleTimeout: TimeAmount, trustFailure: TrustFailureBox, rateLimiter: RateLimiter? = nil) {
+        self.rateLimiter = rateLimiter
         self.idleTimeout = idleTimeout
         self.trustFailure = trustFailure
     }
@@ -135,6 +142,7 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
             state = .parked(buffered: [], end: nil)
             promise.succeed(head)
         case .body(let part):
+            bytesSinceRead += part.readableBytes
             switch state {
             case .parked(var buffered, let end):
                 state = .idle  // avoid a copy-on-write of the array
@@ -162,11 +170,34 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .awaitingHead:
             context.read()
         case .streaming(let sink, _) where !sink.isPaused:
-            context.read()
+            readBody(context: context)
         case .idle:
             context.read()
         default:
             break
+        }
+    }
+
+    /// Asks for more body, after the pause the rate limit calls for.
+    private func readBody(context: ChannelHandlerContext) {
+        let received = bytesSinceRead
+        bytesSinceRead = 0
+        guard let rateLimiter, received > 0 else {
+            context.read()
+            return
+        }
+        let delay = rateLimiter.delay(after: received)
+        guard delay > .zero else {
+            context.read()
+            return
+        }
+        guard delayedRead == nil else { return }
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        delayedRead = context.eventLoop.scheduleTask(in: delay) {
+            handler.value.delayedRead = nil
+            guard case .streaming(let sink, _) = handler.value.state, !sink.isPaused, let context = handler.value.context else { return }
+            handler.value.lastActivity = .now()  // the pause is ours, not the server's silence
+            context.read()
         }
     }
 

@@ -33,8 +33,11 @@ final class HTTPConnection: Sendable {
         /// The largest socket read. Over TLS each read is also decrypted into a buffer of its
         /// own, so reads stay at 256 KiB there (1 MiB reads cost ~10 MB more RSS for no speed).
         var maximumRead: Int {
-            tls == nil ? receiveBufferSize : min(receiveBufferSize, 256 * 1024)
+            let size = tls == nil ? receiveBufferSize : min(receiveBufferSize, 256 * 1024)
+            return rateLimiter?.readSize(upTo: size) ?? size
         }
+        /// The session's rate limit, shared by all its connections; nil for none.
+        var rateLimiter: RateLimiter?
         /// Runs the server-trust challenge; nil when verification is off.
         var trust: (@Sendable (_ chain: [NIOSSLCertificate], _ host: String, _ port: Int) async -> TrustEvaluation)?
     }
@@ -49,7 +52,9 @@ final class HTTPConnection: Sendable {
             .channelOption(.autoRead, value: false)
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(
-                minimum: 1024, initial: 64 * 1024, maximum: settings.maximumRead))
+                minimum: 1024, initial: min(64 * 1024, settings.maximumRead), maximum: settings.maximumRead))
+            // Under a rate limit every socket read is paid for before the next: one per read().
+            .channelOption(.maxMessagesPerRead, value: settings.rateLimiter == nil ? UInt(4) : UInt(1))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try configurePipeline(channel: channel, host: host, port: origin.port,
@@ -103,7 +108,8 @@ final class HTTPConnection: Sendable {
         try sync.addHandler(HTTPRequestEncoder())
         try sync.addHandler(ByteToMessageHandler(HTTPResponseDecoder(
             leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .drop, limitConfiguration: limits)))
-        try sync.addHandler(HTTPClientHandler(idleTimeout: settings.idleReadTimeout, trustFailure: trustFailure))
+        try sync.addHandler(HTTPClientHandler(idleTimeout: settings.idleReadTimeout, trustFailure: trustFailure,
+                                                 rateLimiter: settings.rateLimiter))
     }
 
     private static func connectError(_ error: Error, host: String, port: Int) -> SessionError {

@@ -27,6 +27,8 @@ public final class Session: Sendable {
     public let delegate: (any SessionDelegate)?
 
     let pool: ConnectionPool
+    /// The configuration's `maximumBytesPerSecond`, shared by all connections.
+    let rateLimiter: RateLimiter?
     let eventLoopGroup: any EventLoopGroup
 
     private struct State {
@@ -47,6 +49,7 @@ public final class Session: Sendable {
         self.configuration = configuration
         self.delegate = delegate
         self.eventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        self.rateLimiter = configuration.maximumBytesPerSecond.map { RateLimiter(bytesPerSecond: $0) }
         self.pool = ConnectionPool(maxConnectionsPerHost: configuration.maxConnectionsPerHost,
                                    idleTimeout: configuration.idleConnectionTimeout.timeAmount)
     }
@@ -139,6 +142,7 @@ public final class Session: Sendable {
             receiveBufferSize: configuration.receiveBufferSize,
             maxHeaderBytes: configuration.maxResponseHeaderBytes,
             tls: nil, trust: nil)
+        settings.rateLimiter = rateLimiter
         guard origin.scheme == "https" else { return settings }
         let bundle = try tlsBundle()
         settings.tls = bundle.context

@@ -53,6 +53,11 @@ public struct SessionConfiguration: Sendable {
     /// announced length fails before any byte is stored; a body that grows past it (chunked,
     /// or a decompression bomb) fails with ``SessionError/tooLarge`` at that point.
     public var maximumBodyBytes: Int64?
+    /// Most body bytes per second over all connections of the session together (a token
+    /// bucket with about 100 ms of burst); nil for no limit.
+    public var maximumBytesPerSecond: Int64? {
+        didSet { precondition(maximumBytesPerSecond.map { $0 > 0 } ?? true, "the rate limit must be positive") }
+    }
     /// How failed GET/HEAD transfers are retried (download tasks resume from the bytes they
     /// hold). No retries by default; background sessions retry 20 times.
     public var retryPolicy: RetryPolicy

@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+import SwgetTestSupport
+
+/// `--limit-rate`: one budget for all transfers together, smooth over seconds.
+@Suite("swget --limit-rate, end to end")
+struct RateLimitTests {
+    /// 2.5 MB at 500 KiB/s is 5 s; the average must land within ±10% (the limit is a bound the
+    /// limiter guarantees, not a benchmark: a loopback server is ~1000× faster than the limit).
+    @Test func averageRateHoldsOverFiveSecondsAcrossParallelTransfers() async throws {
+        let part = [UInt8](repeating: 0x33, count: 1_280_000)
+        let server = try await TestServer.start { _ in .ok(part) }
+        let dir = try makeTemporaryDirectory()
+        let start = ContinuousClock.now
+        let result = try await SwgetProcess.run(["-q", "--limit-rate", "500k", "-j", "2",
+                                                 server.baseURL + "/a.bin", server.baseURL + "/b.bin"], in: dir)
+        let elapsed = ContinuousClock.now - start
+        try await server.stop()
+        #expect(result.status == 0, "\(result.stderr)")
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let rate = Double(2 * part.count) / seconds
+        let limit = 500.0 * 1024
+        #expect(rate <= limit * 1.1, "\(rate) B/s over \(seconds) s")
+        #expect(rate >= limit * 0.9, "\(rate) B/s over \(seconds) s")
+        #expect(FileManager.default.contents(atPath: dir + "/a.bin")?.count == part.count)
+        #expect(FileManager.default.contents(atPath: dir + "/b.bin")?.count == part.count)
+    }
+
+    @Test func badRateIsAUsageError() async throws {
+        let result = try await SwgetProcess.run(["--limit-rate", "fast", "http://127.0.0.1:1/"], in: try makeTemporaryDirectory())
+        #expect(result.status == 2)
+    }
+}
