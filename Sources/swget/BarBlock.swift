@@ -98,13 +98,14 @@ final class BarBlock: Sendable {
         var rows: [String] = []
         var received: Int64 = s.bytesDone
         var expected: Int64? = s.expectedDone
+        let nameColumns = s.order.compactMap { s.lines[$0].map { displayWidth($0.name) } }.max()
         for id in s.order {
             guard let line = s.lines[id] else { continue }
             received += line.received
             expected = expected.flatMap { total in line.expected.map { total + $0 } }
             rows.append(ProgressLine(name: line.name, received: line.received, expected: line.expected,
                                      bytesPerSecond: line.rate, elapsed: now - line.start,
-                                     resumedFrom: line.resumedFrom, ascii: ascii).render(width: columns))
+                                     resumedFrom: line.resumedFrom, ascii: ascii, nameColumns: nameColumns).render(width: columns))
         }
         if s.filesTotal > 1 {
             s.totalRate.add(bytes: received - s.lastTotal, at: now)

@@ -13,6 +13,8 @@ struct ProgressLine {
     var resumedFrom: Int64 = 0
     /// Only ASCII characters (a non-UTF-8 locale).
     var ascii = false
+    /// Columns for the name, so that the bars of a block line up (nil: the name's own width).
+    var nameColumns: Int?
 
     /// The line, at most `width` columns wide (never wider, even for long names).
     func render(width: Int) -> String {
@@ -29,7 +31,7 @@ struct ProgressLine {
         let remaining = bytesPerSecond > 0 ? Double(expected - received) / bytesPerSecond : .infinity
         let eta = received >= expected ? "in \(Units.duration(elapsed))" : "eta \(Units.duration(remaining))"
         let numbers = "  \(size.leftPadded(to: 10))  \(rate.leftPadded(to: 12))  \(eta)"
-        let nameWidth = min(displayWidth(name), max(8, width / 4))
+        let nameWidth = min(nameColumns ?? displayWidth(name), max(8, width / 4))
         let barWidth = width - nameWidth - 1 - percent.count - 3 - numbers.count
         guard barWidth >= 5 else { return fit(name: name, tail: " \(percent)\(numbers)", width: width) }
         let filled = Int(fraction * Double(barWidth))

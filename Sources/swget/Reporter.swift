@@ -221,7 +221,7 @@ final class Reporter: SessionDelegate {
             let text = transfers.withLock { all -> String in
                 var dots = all[task.taskIdentifier]?.dots
                     ?? DotProgress(style: style, expectedTotal: t.expected, resumedFrom: t.resumedFrom)
-                let text = dots.advance(to: t.received, at: now)
+                let text = dots.advance(to: t.received, at: now - t.start)  // seconds into this transfer
                 all[task.taskIdentifier]?.dots = dots
                 return text
             }
@@ -281,9 +281,9 @@ final class Reporter: SessionDelegate {
     private func finishDots(_ task: SessionTask) {
         guard case .dot = options.indicator else { return }
         let text = transfers.withLock { all -> String in
-            guard var dots = all[task.taskIdentifier]?.dots else { return "" }
+            guard let t = all[task.taskIdentifier], var dots = t.dots else { return "" }
             all[task.taskIdentifier]?.dots = nil
-            return dots.finish(at: Terminal.now())
+            return dots.finish(at: Terminal.now() - t.start)
         }
         if !text.isEmpty { Terminal.write(text) }
     }

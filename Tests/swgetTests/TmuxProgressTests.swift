@@ -80,6 +80,7 @@ struct TmuxProgressTests {
                 #expect(!final.rows.contains { PaneBar(row: $0, name: name) != nil }, "no bar after the end:\n\(final)")
                 #expect(FileManager.default.contents(atPath: dir + "/" + name).map { [UInt8]($0) } == payload)
 
+                TmuxSession.printPane("single bar mid-transfer", later)
                 TmuxSession.show(["at 100 columns": first, "later at 100 columns": later,
                                   "after the resize to 60": narrow, "at the end": final])
             }
@@ -129,6 +130,138 @@ struct TmuxProgressTests {
                 #expect(FileManager.default.contents(atPath: dir + "/" + name).map { [UInt8]($0) } == payload)
 
                 TmuxSession.show(["with the shortened name (LC_ALL=C)": barScreen, "at the end (joined)": joined])
+            }
+        }
+    }
+
+    /// Three downloads at once (`-j 3`), of different sizes and speeds, taking about 1.5 s, 2.5 s
+    /// and 3 s: the block (one bar per transfer, then the total line) is redrawn in place, each
+    /// finished transfer's summary scrolls up above it, and the end leaves the three summaries,
+    /// the batch line and nothing of the block.
+    @Test func threeParallelTransfersShowABlockAndScrollUpWhenDone() async throws {
+        // Smallest and quickest first: 150 KB at 100 KB/s, 300 KB at 120 KB/s, 450 KB at 150 KB/s.
+        let files: [(name: String, payload: [UInt8], bytesPerWrite: Int)] = [
+            ("small.bin", body(150_000), 5_000), ("medium.bin", body(300_000), 6_000), ("large.bin", body(450_000), 7_500),
+        ]
+        let names = files.map(\.name)
+        let server = try await TestServer.start { request in
+            guard let file = files.first(where: { "/" + $0.name == request.path }) else { return .status(404) }
+            return .ok(file.payload).trickled(bytesPerWrite: file.bytesPerWrite, every: .milliseconds(50))
+        }
+        let dir = try makeTemporaryDirectory()
+        let command = TmuxSession.swgetCommand(arguments: ["-j", "3"] + names.map { "\(server.baseURL)/\($0)" },
+                                               in: dir, locale: ["LANG=C.UTF-8"])
+        try await cleaningUp({ try? await server.stop(); try? FileManager.default.removeItem(atPath: dir) }) {
+            let tmux = try await TmuxSession.start(command: command, width: 100, height: 20)
+            try await cleaningUp({ await tmux.close() }) {
+                var screens: [TmuxScreen] = []
+                // 1. All three running: three bars and the total line, nothing else. Polls until every
+                // bar has moved (or, on a slow machine, until the first file is done: then the last
+                // block seen before that is the one checked).
+                _ = try await tmux.waitForScreen("three bars with progress, or the first summary") { screen in
+                    screens.append(screen)
+                    let layout = BlockLayout(screen, names: names)
+                    return (layout.isFullBlock && layout.bars.allSatisfy { $0.bar.percent > 0 }) || !layout.summaries.isEmpty
+                }
+                let block = try #require(screens.last { BlockLayout($0, names: names).isFullBlock },
+                                         "never saw three bars and the total line; the last screen:\n\(screens.last.map { "\($0)" } ?? "")")
+                let blockLayout = BlockLayout(block, names: names)
+                #expect(Set(blockLayout.bars.map(\.name)) == Set(names), "one bar per file:\n\(block)")
+                #expect(block.nonEmptyRows.count == 4, "three bars and the total, nothing else:\n\(block)")
+                #expect(block.nonEmptyRows.last.map { $0.hasPrefix("Total  0/3 files  ") } ?? false,
+                        "the total line last, no file done yet:\n\(block)")
+                #expect(block.nonEmptyRows.allSatisfy { displayWidthOf($0) <= 100 }, "every row fits in 100 columns:\n\(block)")
+                #expect(blockLayout.bars.allSatisfy { $0.bar.width > 60 }, "the bars use the width of the window:\n\(block)")
+                #expect(blockLayout.total?.expected == "878.9 KiB", "the total counts all three lengths:\n\(block)")
+
+                // 2. The smallest finished: its summary above the two other bars and `Total  1/3 files`.
+                let afterFirst = try await tmux.waitForScreen("the first summary above two bars and the total") { screen in
+                    screens.append(screen)
+                    return BlockLayout(screen, names: names).summaries.count >= 1
+                }
+                let firstLayout = BlockLayout(afterFirst, names: names)
+                #expect(firstLayout.isWellFormed, "a well-formed screen:\n\(afterFirst)\n\(firstLayout.problems)")
+                #expect(firstLayout.summaries == ["small.bin"], "the smallest file finishes first:\n\(afterFirst)")
+                #expect(Set(firstLayout.bars.map(\.name)) == ["medium.bin", "large.bin"], "the two others' bars:\n\(afterFirst)")
+                #expect(firstLayout.total?.done == 1, "Total  1/3 files:\n\(afterFirst)")
+                #expect(firstLayout.total?.expected == "878.9 KiB", "the total still counts all three lengths:\n\(afterFirst)")
+                #expect(afterFirst.nonEmptyRows.count == 4, "one summary, two bars, the total:\n\(afterFirst)")
+
+                // 3. The end.
+                let final = try await tmux.waitForScreen("swget's exit", timeout: .seconds(60)) { screen in
+                    screens.append(screen)
+                    return screen.finished
+                }
+                let rows = final.nonEmptyRows
+                #expect(rows.count == 5, "three summaries, the batch line, EXIT=0:\n\(final)")
+                if rows.count == 5 {
+                    let summaryNames = rows[0..<3].compactMap { row in
+                        names.first { row.wholeMatch(of: TmuxSession.summaryPattern(name: $0)) != nil }
+                    }
+                    #expect(summaryNames.count == 3 && Set(summaryNames) == Set(names), "one summary per file:\n\(final)")
+                    #expect(rows[3].wholeMatch(of: TmuxSession.batchPattern(files: 3)) != nil, "the batch line: \(rows[3])")
+                    #expect(rows[4] == "EXIT=0", "\(final)")
+                }
+                #expect(!final.rows.contains { row in names.contains { PaneBar(row: row, name: $0) != nil } },
+                        "no bar left:\n\(final)")
+                #expect(!final.rows.contains { $0.hasPrefix("Total ") }, "no total line left:\n\(final)")
+                for file in files {
+                    #expect(FileManager.default.contents(atPath: dir + "/" + file.name).map { [UInt8]($0) } == file.payload,
+                            "\(file.name) saved whole")
+                }
+
+                // Every capture on the way: nothing but summaries, bars of running transfers and the
+                // total line (its count matching the summaries), no row twice, no stale bar.
+                let bad = screens.filter { !BlockLayout($0, names: names).isWellFormed }
+                #expect(bad.isEmpty, """
+                    \(bad.count) of \(screens.count) screens are not a clean block; the first:
+                    \(bad.first.map { "\($0)\n\(BlockLayout($0, names: names).problems)" } ?? "")
+                    """)
+
+                print("(\(screens.count) captures of the parallel download checked, \(bad.count) not clean)")
+                TmuxSession.printPane("parallel mid-transfer", block)
+                TmuxSession.printPane("parallel after the first finished", afterFirst)
+                TmuxSession.printPane("parallel at the end", final)
+            }
+        }
+    }
+
+    /// `--progress=dot`: wget's dot lines (50 KiB each) scroll in the pane, then the summary.
+    @Test func dotProgressInAPane() async throws {
+        let name = "dots.bin"
+        let payload = body(200_000)
+        let server = try await TestServer.start { _ in .ok(payload).trickled(bytesPerWrite: 10_000, every: .milliseconds(50)) }
+        let dir = try makeTemporaryDirectory()
+        let command = TmuxSession.swgetCommand(arguments: ["--progress=dot", "\(server.baseURL)/\(name)"],
+                                               in: dir, locale: ["LANG=C.UTF-8"])
+        try await cleaningUp({ try? await server.stop(); try? FileManager.default.removeItem(atPath: dir) }) {
+            let tmux = try await TmuxSession.start(command: command, width: 100, height: 20)
+            try await cleaningUp({ await tmux.close() }) {
+                let final = try await tmux.waitForScreen("swget's exit", timeout: .seconds(60)) { $0.finished }
+                let rows = final.nonEmptyRows
+                // 200,000 bytes: three full lines of 50 dots (0K, 50K, 100K), then 45 dots and the 100% trailer.
+                let dotRows = rows.filter { $0.wholeMatch(of: dotLinePattern) != nil }
+                #expect(dotRows.count == 4, "four lines of dots:\n\(final)")
+                #expect(rows.first?.hasPrefix("     0K .......... ") ?? false, "the first line starts at 0K:\n\(final)")
+                #expect(dotRows.map { $0.prefix(7) } == ["     0K", "    50K", "   100K", "   150K"], "\(final)")
+                #expect(dotRows.dropLast().allSatisfy { $0.contains(#/ \.{10} \.{10} \.{10} \.{10} \.{10}\s+\d{2}%\s/#) },
+                        "full lines of 50 dots with a percentage:\n\(final)")
+                #expect(dotRows.last?.contains(#/ 100%\s+\S+=\S+$/#) ?? false, "the last line ends with 100% and the time:\n\(final)")
+                // The trailer's time is this download's duration (wget prints `=1.9s`, or `=12s` from
+                // 10 s on): the command is killed after 60 s, so anything longer is a wrong clock.
+                let trailer = dotRows.last.flatMap { $0.firstMatch(of: #/=(?<time>\S+)$/#).map { String($0.time) } }
+                let seconds = trailer.flatMap { $0.wholeMatch(of: #/(?<s>\d+(?:\.\d+)?)s/#).flatMap { Double($0.s) } }
+                #expect(seconds.map { $0 < 60 } ?? false,
+                        "the total time on the last line of dots (\(trailer ?? "none")) is the download's duration:\n\(final)")
+                #expect(rows.count == 6, "the dots, the summary, EXIT=0 and nothing else:\n\(final)")
+                if rows.count == 6 {
+                    #expect(rows[4].wholeMatch(of: TmuxSession.summaryPattern(name: name)) != nil, "summary: \(rows[4])")
+                    #expect(rows[5] == "EXIT=0", "\(final)")
+                }
+                #expect(final.rows.allSatisfy { displayWidthOf($0) <= 100 })
+                #expect(FileManager.default.contents(atPath: dir + "/" + name).map { [UInt8]($0) } == payload)
+
+                TmuxSession.printPane("dot progress at the end", final)
             }
         }
     }
@@ -188,6 +321,89 @@ private struct PaneBar {
     }
 }
 
+/// A line of wget's dots: `    50K .......... .......... ..  51%  104K 1s`, or the last one
+/// `   150K .......... .....                                  100% 94.1K=1.9s`.
+/// (A rate in bytes per second has a blank unit: `3.80  10h53m`.)
+nonisolated(unsafe) private let dotLinePattern = #/\s*\d+K(?: \.{1,10})+\s+\d{1,3}%\s+\S+(?:\s+\S+|=\S+)?/#
+
+/// The total line under several bars: `Total  1/3 files  312.5 KiB of 878.9 KiB  210.3 KiB/s  eta 2.7s`
+/// (or `... 312.5 KiB  210.3 KiB/s  in 1.5s` while some length is unknown).
+private struct PaneTotal {
+    let done: Int
+    let files: Int
+    /// The sum of the lengths (`878.9 KiB`), when shown.
+    let expected: String?
+
+    nonisolated(unsafe) private static let pattern = #/
+        Total\ \ (?<done>\d+)/(?<files>\d+)\ files\ \ \d+(?:\.\d+)?\ (?:B|KiB|MiB|GiB|TiB)
+        (?:\ of\ (?<expected>\d+(?:\.\d+)?\ (?:B|KiB|MiB|GiB|TiB)))?
+        \ \ (?:--\.-\ B/s|\d+(?:\.\d+)?\ (?:B|KiB|MiB|GiB|TiB)/s)
+        \ \ (?:eta|in)\ [0-9hms.\-]+
+    /#
+
+    init?(row: String) {
+        guard let match = row.wholeMatch(of: Self.pattern), let done = Int(match.done), let files = Int(match.files) else {
+            return nil
+        }
+        self.done = done
+        self.files = files
+        self.expected = match.expected.map(String.init)
+    }
+}
+
+/// A screen of a multi-file download read as swget's layout: permanent summary lines on top,
+/// then the live block (one bar per running transfer, then the total line), then, at the end,
+/// the batch line and the shell's EXIT=.
+private struct BlockLayout {
+    /// Files whose summary line is shown, top to bottom.
+    var summaries: [String] = []
+    var bars: [(name: String, bar: PaneBar)] = []
+    var total: PaneTotal?
+    /// Whatever does not fit the layout, described.
+    var problems: [String] = []
+    var isWellFormed: Bool { problems.isEmpty }
+    /// All the transfers running, none done: one bar per file and the total line.
+    var isFullBlock: Bool { isWellFormed && summaries.isEmpty && bars.count == fileCount && total != nil }
+    private let fileCount: Int
+
+    init(_ screen: TmuxScreen, names: [String]) {
+        fileCount = names.count
+        enum Part: Int { case summaries, block, total, end }
+        var part = Part.summaries
+        var totals = 0
+        for row in screen.nonEmptyRows {
+            if let name = names.first(where: { row.wholeMatch(of: TmuxSession.summaryPattern(name: $0)) != nil }) {
+                if part != .summaries { problems.append("a summary below the block: \(row)") }
+                if summaries.contains(name) { problems.append("a summary twice: \(row)") }
+                summaries.append(name)
+            } else if let found = names.lazy.compactMap({ name in PaneBar(row: row, name: name).map { (name: name, bar: $0) } }).first {
+                let name = found.name
+                if part.rawValue > Part.block.rawValue { problems.append("a bar below the total line: \(row)") }
+                if bars.contains(where: { $0.name == name }) { problems.append("a second bar for \(name): \(row)") }
+                if summaries.contains(name) { problems.append("a stale bar of a finished file: \(row)") }
+                if displayWidthOf(row) > 100 { problems.append("a bar wider than the pane: \(row)") }
+                part = .block
+                bars.append(found)
+            } else if let line = PaneTotal(row: row) {
+                totals += 1
+                if part.rawValue > Part.total.rawValue { problems.append("a total line below the end: \(row)") }
+                if line.files != names.count { problems.append("a total line for \(line.files) files: \(row)") }
+                if line.done != summaries.count { problems.append("\(line.done) files done, \(summaries.count) summaries: \(row)") }
+                part = .total
+                total = line
+            } else if row.wholeMatch(of: TmuxSession.batchPattern(files: names.count)) != nil || row.hasPrefix("EXIT=") {
+                if !bars.isEmpty || total != nil { problems.append("the end with the block still shown: \(row)") }
+                part = .end
+            } else {
+                problems.append("an unexpected row: \(row)")
+            }
+        }
+        if totals > 1 { problems.append("\(totals) total lines") }
+        if !bars.isEmpty && total == nil { problems.append("bars without the total line") }
+        if summaries.count + bars.count > names.count { problems.append("more rows than files") }
+    }
+}
+
 /// What a pane showed at one moment: its rows, trailing spaces removed.
 private struct TmuxScreen: CustomStringConvertible {
     let bytes: [UInt8]
@@ -230,14 +446,24 @@ private struct TmuxSession {
     /// prints `EXIT=<status>` and the pane stays open (killed with the server at the end; a
     /// pane left behind by a crashed test runner ends by itself within two minutes).
     static func swgetCommand(url: String, in directory: String, locale: [String]) -> String {
+        swgetCommand(arguments: [url], in: directory, locale: locale)
+    }
+
+    /// The same with any arguments (options and URLs).
+    static func swgetCommand(arguments: [String], in directory: String, locale: [String]) -> String {
         "cd \(quoted(directory)) || exit 1; env \(locale.joined(separator: " ")) timeout --foreground 60 "
-            + "\(quoted(SwgetProcess.binaryPath)) \(quoted(url)); echo EXIT=$?; exec sleep 60"
+            + "\(quoted(SwgetProcess.binaryPath)) \(arguments.map(quoted).joined(separator: " ")); echo EXIT=$?; exec sleep 60"
     }
 
     /// `'./name' saved [390.6 KiB] in 3.4s (116.9 KiB/s)`
     static func summaryPattern(name: String) -> Regex<AnyRegexOutput> {
         let escaped = NSRegularExpression.escapedPattern(for: name)
         return try! Regex(#"'\./"# + escaped + #"' saved \[[^\]]+\] in \S+ \(.+/s\)"#)
+    }
+
+    /// `Downloaded 3 of 3 files: 878.9 KiB in 3.1s (283.5 KiB/s)`
+    static func batchPattern(files: Int) -> Regex<AnyRegexOutput> {
+        try! Regex(#"Downloaded \#(files) of \#(files) files: \d+(?:\.\d+)? \S+ in \S+ \(.+/s\)"#)
     }
 
     static func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
@@ -303,6 +529,11 @@ private struct TmuxSession {
     func close() async {
         _ = try? await run(["kill-server"])
         try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Prints one screen, always, between markers (for reports).
+    static func printPane(_ title: String, _ screen: TmuxScreen) {
+        print("=== PANE: \(title) ===\n\(screen)\n=== END PANE ===")
     }
 
     /// Prints the screens when SWGET_TEST_SHOW_SCREENS is set.
