@@ -16,7 +16,7 @@ public struct TokenBucket: Sendable {
     /// The most tokens the bucket holds (> 0).
     public let burst: Int64
     /// The tokens now: at most `burst`, negative while in debt.
-    private var tokens: Double = 1e6
+    private var tokens: Double = 0
     /// The clock reading of the last refill; nil before the first `take`.
     private var lastRefill: Double?
 
