@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,7 +14,9 @@ enum ResumeStateFile {
         (partPath.hasSuffix(".part") ? String(partPath.dropLast(5)) : partPath) + suffix
     }
 
-    static func save(_ data: ResumeData) throws(SessionError) {
+    /// Writes the state atomically. `durable: false` skips the syncs: for the first state of a
+    /// new part, which claims no bytes (losing it in a crash only leaves a part to restart).
+    static func save(_ data: ResumeData, durable: Bool = true) throws(SessionError) {
         let target = path(forPart: data.partPath)
         let directory = DownloadTask.split(target).directory
         var template = Array((directory + "/.swget-state-XXXXXX").utf8CString)
@@ -22,13 +25,13 @@ enum ResumeStateFile {
         let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let bytes = data.serialized()
         let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd)
+        let synced = durable ? fsync(fd) : 0
         close(fd)
         guard written == bytes.count, synced == 0, rename(temporary, target) == 0 else {
             unlink(temporary)
             throw ioError("cannot write resume state '\(target)'")
         }
-        let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let dirFD = durable ? open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1
         if dirFD >= 0 {
             fsync(dirFD)
             close(dirFD)
@@ -53,25 +56,40 @@ enum ResumeStateFile {
         unlink(path(forPart: partPath))
     }
 
-    /// State files in `directory` that continue `originalURL` for the background session
-    /// `identifier`.
-    static func find(in directory: String, originalURL: String, identifier: String) -> ResumeData? {
-        guard let dir = opendir(directory) else { return nil }
+    /// Every state file in `directory` (one directory read).
+    static func all(in directory: String) -> [ResumeData] {
+        guard let dir = opendir(directory) else { return [] }
         defer { closedir(dir) }
+        var found: [ResumeData] = []
         while let entry = readdir(dir) {
             let name = withUnsafePointer(to: entry.pointee.d_name) {
                 $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
             }
             guard name.hasSuffix(suffix), !name.hasPrefix(".") else { continue }
-            if let data = load(DownloadTask.join(directory, name)),
-               data.originalURL == originalURL, data.sessionIdentifier == identifier {
-                return data
-            }
+            if let data = load(DownloadTask.join(directory, name)) { found.append(data) }
         }
-        return nil
+        return found
     }
 
     private static func ioError(_ message: String) -> SessionError {
         SessionError.fileIO.with("\(message): \(String(cString: strerror(errno)))")
+    }
+}
+
+/// The state files a session found on disk, read once per directory: a batch of a thousand
+/// downloads into one directory reads it once, not a thousand times. A state is handed to at
+/// most one task; states this session writes later belong to tasks that already hold them.
+final class ResumeStateIndex: Sendable {
+    private let directories = NIOLockedValueBox<[String: [ResumeData]]>([:])
+
+    /// Takes the state in `directory` that continues `originalURL` for `identifier`, if any.
+    func claim(in directory: String, originalURL: String, identifier: String) -> ResumeData? {
+        directories.withLockedValue { directories in
+            if directories[directory] == nil { directories[directory] = ResumeStateFile.all(in: directory) }
+            guard let index = directories[directory]?.firstIndex(where: {
+                $0.originalURL == originalURL && $0.sessionIdentifier == identifier
+            }) else { return nil }
+            return directories[directory]?.remove(at: index)
+        }
     }
 }

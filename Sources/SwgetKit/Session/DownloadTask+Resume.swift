@@ -135,7 +135,7 @@ extension DownloadTask {
         data.bytesOnDisk = 0
         data.partPath = file.partPath
         data.finalPath = file.finalPath
-        try? ResumeStateFile.save(data)
+        try? ResumeStateFile.save(data, durable: false)
     }
 
     static let checkpointBytes: Int64 = 64 << 20
@@ -203,7 +203,7 @@ extension DownloadTask {
         let url = originalRequest.url.absoluteString
         switch destination.target {
         case .directory(let directory):
-            return ResumeStateFile.find(in: directory, originalURL: url, identifier: identifier)
+            return session.resumeStates.claim(in: directory, originalURL: url, identifier: identifier)
         case .file(let path):
             guard let data = ResumeStateFile.load(ResumeStateFile.path(forPart: path + ".part")),
                   data.originalURL == url, data.sessionIdentifier == identifier else { return nil }

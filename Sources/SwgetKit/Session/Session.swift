@@ -27,6 +27,8 @@ public final class Session: Sendable {
     public let delegate: (any SessionDelegate)?
 
     let pool: ConnectionPool
+    /// Resume states found on disk, for background sessions.
+    let resumeStates = ResumeStateIndex()
     /// The configuration's `maximumBytesPerSecond`, shared by all connections.
     let rateLimiter: RateLimiter?
     let eventLoopGroup: any EventLoopGroup
