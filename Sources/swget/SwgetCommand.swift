@@ -49,7 +49,7 @@ struct SwgetCommand: AsyncParsableCommand {
     var limitRate: String?
 
     @Option(name: .customLong("max-connections-per-host"),
-            help: ArgumentHelp("Open at most N connections to one host at once (default 6).", valueName: "N"))
+            help: ArgumentHelp("Open at most N connections to one host at once (default: 6, or -j N when larger).", valueName: "N"))
     var maxConnectionsPerHost: Int?
 
     @Option(name: [.customShort("O"), .customLong("output-document")],
@@ -335,7 +335,8 @@ struct SwgetCommand: AsyncParsableCommand {
         if let readTimeout { configuration.idleReadTimeout = .seconds(readTimeout) }
         if let userAgent { configuration.defaultHeaders.set("User-Agent", userAgent) }
         if let maxRedirect { configuration.maxRedirects = maxRedirect }
-        if let maxConnectionsPerHost { configuration.maxConnectionsPerHost = maxConnectionsPerHost }
+        // -j N asks for N transfers at once; a list from one host should get them.
+        configuration.maxConnectionsPerHost = maxConnectionsPerHost ?? max(configuration.maxConnectionsPerHost, parallel)
         configuration.tls.additionalTrustRootFiles = caCertificate
         if noCheckCertificate { configuration.tls.verification = .none }
         if compressed { configuration.defaultHeaders.set("Accept-Encoding", ContentCoding.acceptAll) }

@@ -172,7 +172,7 @@ public struct SegmentPlan: Sendable, Equatable, Codable {
     /// overlaps or touches.
     static func insert(_ range: ByteRange, into ranges: inout [ByteRange]) {
         var merged = range
-        var index = ranges.firstIndex { $0.end >= range.start } ?? ranges.endIndex
+        let index = ranges.firstIndex { $0.end >= range.start } ?? ranges.endIndex
         while index < ranges.endIndex, ranges[index].start <= merged.end {
             merged = ByteRange(start: min(merged.start, ranges[index].start), end: max(merged.end, ranges[index].end))
             ranges.remove(at: index)

@@ -130,6 +130,9 @@ extension DownloadTask {
     /// Background sessions record the new part file at once, so a process killed before the
     /// first checkpoint still leaves a part that the next run adopts (and restarts).
     func saveInitialState(_ sink: Sink) {
+        // The first checkpoint is due a second from now (or after 64 MiB): a small file is done
+        // before it, without a single sync.
+        progress.withLockedValue { $0.lastCheckpointTime = .now() }
         guard session.configuration.backgroundIdentifier != nil, case .part(let file) = sink,
               var data = progress.withLockedValue({ $0.resume }) else { return }
         data.bytesOnDisk = 0
