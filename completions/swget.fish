@@ -80,7 +80,7 @@ complete -c 'swget' -f
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget"' -s 'i' -l 'input-file' -d 'Read URLs from FILE (\'-\' for standard input), one per line; blank lines and # comments are skipped (repeatable).' -rF
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" j parallel' -s 'j' -l 'parallel' -d 'Download up to N files at once (default 4; 1 is one after another, as wget).' -rfka ''
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" limit-rate' -l 'limit-rate' -d 'Receive at most RATE bytes per second over all transfers together (500k, 2M).' -rfka ''
-complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" max-connections-per-host' -l 'max-connections-per-host' -d 'Open at most N connections to one host at once (default 6).' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" max-connections-per-host' -l 'max-connections-per-host' -d 'Open at most N connections to one host at once (default: 6, or -j N when larger).' -rfka ''
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" O output-document' -s 'O' -l 'output-document' -d 'Write the document to FILE (\'-\' for standard output), replacing it.' -rF
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" P directory-prefix' -s 'P' -l 'directory-prefix' -d 'Save files into DIR (created if missing).' -rfa '(__swget_complete_directories)'
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" q quiet' -s 'q' -l 'quiet' -d 'Print nothing but errors.'
