@@ -89,3 +89,40 @@ struct BatchCommandTests {
         #expect(missing.stderr.contains("no-such-file: cannot read the input file"))
     }
 }
+
+/// Ctrl-C during several parallel transfers stops all of them and keeps every part with its
+/// state; the same command then finishes them.
+@Suite("swget batches interrupted")
+struct BatchInterruptTests {
+    @Test func interruptStopsEveryTransferAndTheRerunFinishesThem() async throws {
+        let body = (0..<600_000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) }
+        let server = try await TestServer.start { request in
+            TestResponse.serving(body, to: request, etag: "\"p\"").trickled(bytesPerWrite: 20_000, every: .milliseconds(20))
+        }
+        let dir = try makeTemporaryDirectory()
+        let urls = (1...3).map { "'\(server.baseURL)/p\($0).bin'" }.joined(separator: " ")
+        let script = """
+        '\(SwgetProcess.binaryPath)' -j 3 \(urls) 2>err.txt & pid=$!
+        n=0
+        while [ $n -lt 3000 ]; do
+          ready=0
+          for f in p1.bin.part p2.bin.part p3.bin.part; do [ $(stat -c %s $f 2>/dev/null || echo 0) -gt 100000 ] && ready=$((ready+1)); done
+          [ $ready -eq 3 ] && break
+          sleep 0.01; n=$((n+1))
+        done
+        kill -INT $pid; wait $pid; echo "status $?"; cat err.txt
+        """
+        let interrupted = try await SwgetProcess.run(executable: "/bin/sh", ["-c", script], in: dir)
+        #expect(interrupted.stdoutText.contains("status 130"), "\(interrupted.stdoutText)")
+        let left = ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).filter { $0 != "err.txt" }.sorted()
+        #expect(left == ["p1.bin.part", "p1.bin.swget", "p2.bin.part", "p2.bin.swget", "p3.bin.part", "p3.bin.swget"])
+        let rerun = try await SwgetProcess.run(["-q", "-j", "3"] + (1...3).map { server.baseURL + "/p\($0).bin" }, in: dir)
+        try await server.stop()
+        #expect(rerun.status == 0)
+        for index in 1...3 {
+            #expect(FileManager.default.contents(atPath: dir + "/p\(index).bin").map { [UInt8]($0) } == body)
+        }
+        // Every part continued where it stopped: each file's second request asked for a range.
+        #expect(server.requests.filter { $0.header("Range") != nil }.count == 3)
+    }
+}
