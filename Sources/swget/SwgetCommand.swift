@@ -44,6 +44,15 @@ struct SwgetCommand: AsyncParsableCommand {
             help: ArgumentHelp("Download up to N files at once (default 4; 1 is one after another, as wget).", valueName: "N"))
     var parallel: Int = 4
 
+    @Option(name: [.customShort("s"), .customLong("split"), .customShort("x"), .customLong("max-connection-per-server")],
+            help: ArgumentHelp("Fetch each file over up to N connections in segments, when the server allows ranges (default 1).",
+                               valueName: "N"))
+    var split: Int = 1
+
+    @Option(name: .customLong("min-split-size"),
+            help: ArgumentHelp("Never make segments smaller than SIZE (default 1M).", valueName: "SIZE"))
+    var minSplitSize: String?
+
     @Option(name: .customLong("limit-rate"),
             help: ArgumentHelp("Receive at most RATE bytes per second over all transfers together (500k, 2M).", valueName: "RATE"))
     var limitRate: String?
@@ -200,6 +209,10 @@ struct SwgetCommand: AsyncParsableCommand {
         if let progress, ProgressChoice(progress) == nil {
             throw ValidationError("invalid --progress '\(progress)': expected bar, bar:force, dot[:default|binary|mega|giga], json or none")
         }
+        if split < 1 || split > 64 { throw ValidationError("--split must be between 1 and 64") }
+        if let minSplitSize, Units.parseSize(minSplitSize) == nil {
+            throw ValidationError("invalid --min-split-size '\(minSplitSize)': expected bytes, or a number with k, M or G")
+        }
         if let limitRate, Units.parseSize(limitRate) == nil {
             throw ValidationError("invalid --limit-rate '\(limitRate)': expected bytes per second, or a number with k, M or G")
         }
@@ -343,6 +356,10 @@ struct SwgetCommand: AsyncParsableCommand {
         configuration.decodesContentEncoding = !noDecompress
         configuration.maximumBodyBytes = maxFilesize.flatMap(Units.parseSize)
         configuration.maximumBytesPerSecond = limitRate.flatMap(Units.parseSize)
+        configuration.segmentsPerDownload = split
+        if let size = minSplitSize.flatMap(Units.parseSize) { configuration.minimumSegmentBytes = size }
+        // Each segment is a connection to the same host.
+        if maxConnectionsPerHost == nil { configuration.maxConnectionsPerHost = max(configuration.maxConnectionsPerHost, split) }
         return configuration
     }
 

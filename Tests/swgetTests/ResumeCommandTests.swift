@@ -144,3 +144,41 @@ struct ResumeCommandTests {
         #expect(list(dir).contains("two.bin.part"))
     }
 }
+
+/// `--split`: kill -9 in the middle, and the rerun fetches only the missing ranges.
+@Suite("swget --split, end to end")
+struct SplitCommandTests {
+    static let source: [UInt8] = (0..<3_000_000).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 13) }
+
+    @Test func killedSegmentedDownloadFinishesOnlyTheMissingRanges() async throws {
+        let server = try await TestServer.start { request in
+            TestResponse.serving(Self.source, to: request, etag: "\"k\"").trickled(bytesPerWrite: 8_000, every: .milliseconds(20))
+        }
+        let dir = try makeTemporaryDirectory()
+        let url = server.baseURL + "/seg.bin"
+        let script = """
+        '\(SwgetProcess.binaryPath)' -q --split 4 --min-split-size 256k '\(url)' & pid=$!
+        n=0; while [ $(grep -o '"end"' seg.bin.swget 2>/dev/null | wc -l) -lt 2 ] && [ $n -lt 3000 ]; do sleep 0.01; n=$((n+1)); done
+        kill -9 $pid; wait $pid; echo "status $?"
+        """
+        let killed = try await SwgetProcess.run(executable: "/bin/sh", ["-c", script], in: dir)
+        #expect(killed.stdoutText.contains("status 137"), "\(killed.stdoutText)")
+        let state = try #require(FileManager.default.contents(atPath: dir + "/seg.bin.swget"))
+        #expect(String(decoding: state, as: UTF8.self).contains("\"segments\""))
+        let before = server.requests.count
+        let rerun = try await SwgetProcess.run(["-q", "--split", "4", "--min-split-size", "256k", url], in: dir)
+        try await server.stop()
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(FileManager.default.contents(atPath: dir + "/seg.bin").map { [UInt8]($0) } == Self.source)
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []) == ["seg.bin"])
+        // The rerun only asked for ranges, never for the whole file again.
+        #expect(server.requests.dropFirst(before).allSatisfy { $0.header("Range") != nil })
+    }
+
+    @Test func splitValuesAreChecked() async throws {
+        for args in [["--split", "0"], ["--split", "65"], ["--min-split-size", "big"]] {
+            let result = try await SwgetProcess.run(args + ["http://127.0.0.1:1/"], in: try makeTemporaryDirectory())
+            #expect(result.status == 2, "\(args)")
+        }
+    }
+}

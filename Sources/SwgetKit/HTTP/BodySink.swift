@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 #if canImport(Glibc)
 import Glibc
@@ -24,10 +25,29 @@ struct BodyTransform: Sendable {
     var limit: Int64?
 }
 
+/// One segment of a segmented download: bytes are written at their own offsets from `start`,
+/// and the body is cut off at `end`, which another worker may lower while it streams (work
+/// stealing).
+struct SegmentWindow: Sendable {
+    let start: Int64
+    let end: SegmentEnd
+}
+
+/// The live end of a segment, shared by the planner and the sink writing the segment.
+final class SegmentEnd: Sendable {
+    private let box: NIOLockedValueBox<Int64>
+    init(_ end: Int64) { box = NIOLockedValueBox(end) }
+    var value: Int64 {
+        get { box.withLockedValue { $0 } }
+        set { box.withLockedValue { $0 = newValue } }
+    }
+}
+
 /// Where body bytes go, chosen by the driver and built on the event loop.
 enum SinkSpec: Sendable {
-    /// Write to `fd` (a file or stdout), reporting progress at most every `progressInterval`.
-    case file(fd: Int32, progressInterval: TimeAmount, transform: BodyTransform = BodyTransform())
+    /// Write to `fd` (a file or stdout), reporting progress at most every `progressInterval`;
+    /// with a segment, at the segment's offsets with `pwrite(2)`, up to its end.
+    case file(fd: Int32, progressInterval: TimeAmount, transform: BodyTransform = BodyTransform(), segment: SegmentWindow? = nil)
     /// Deliver pieces to the driver; reading pauses while more than `highWatermark` bytes are
     /// delivered but not yet acknowledged.
     case data(highWatermark: Int, transform: BodyTransform = BodyTransform())
@@ -116,9 +136,13 @@ final class FileSink: BodySink {
     /// never left unreported.
     private var trailingReport: Scheduled<Void>?
 
-    init(fd: Int32, progressInterval: TimeAmount, transform: BodyTransform, eventLoop: EventLoop,
+    /// For a segment: where the next byte goes, and where the segment ends.
+    private var segment: (position: Int64, end: SegmentEnd)?
+
+    init(fd: Int32, progressInterval: TimeAmount, transform: BodyTransform, segment: SegmentWindow?, eventLoop: EventLoop,
          events: AsyncStream<BodyEvent>.Continuation) {
         self.fd = fd
+        self.segment = segment.map { ($0.start, $0.end) }
         self.progressInterval = progressInterval
         self.eventLoop = eventLoop
         self.events = events
@@ -128,12 +152,28 @@ final class FileSink: BodySink {
     var isPaused: Bool { false }
 
     func write(_ part: ByteBuffer) throws(SessionError) {
+        var part = part
+        var reachedEnd = false
+        if let segment {
+            let room = max(0, segment.end.value - segment.position)
+            if Int64(part.readableBytes) >= room {
+                part.moveWriterIndex(to: part.readerIndex + Int(room))
+                reachedEnd = true
+            }
+        }
         var landed = 0
         do {
-            try output.process(part) { bytes throws(SessionError) in try Self.writeAll(bytes, to: fd, landed: &landed) }
+            try output.process(part) { bytes throws(SessionError) in
+                try Self.writeAll(bytes, to: fd, at: segment?.position, landed: &landed)
+            }
         } catch {
             output.creditLanded(landed)  // what did land still counts for a resume
             throw error
+        }
+        segment?.position += Int64(landed)
+        if reachedEnd {
+            abandon()
+            throw SessionError.segmentEnded
         }
         let now = NIODeadline.now()
         if now - lastReport >= progressInterval {
@@ -147,12 +187,14 @@ final class FileSink: BodySink {
         }
     }
 
-    /// Writes all of `bytes`, adding to `landed` what reached the file (also when it fails).
-    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, landed: inout Int) throws(SessionError) {
+    /// Writes all of `bytes` (at `offset` and on, when given), adding to `landed` what reached
+    /// the file (also when it fails).
+    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, at offset: Int64? = nil,
+                                 landed: inout Int) throws(SessionError) {
         guard var pointer = bytes.baseAddress else { return }
         var remaining = bytes.count
         while remaining > 0 {
-            let n = Glibc.write(fd, pointer, remaining)
+            let n = offset.map { pwrite(fd, pointer, remaining, off_t($0) + off_t(landed)) } ?? Glibc.write(fd, pointer, remaining)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw SessionError.fileIO.with("write failed: \(String(cString: strerror(errno)))")
@@ -244,8 +286,8 @@ final class DiscardSink: BodySink {
 extension SinkSpec {
     func makeSink(eventLoop: EventLoop, events: AsyncStream<BodyEvent>.Continuation) -> BodySink {
         switch self {
-        case .file(let fd, let interval, let transform):
-            FileSink(fd: fd, progressInterval: interval, transform: transform, eventLoop: eventLoop, events: events)
+        case .file(let fd, let interval, let transform, let segment):
+            FileSink(fd: fd, progressInterval: interval, transform: transform, segment: segment, eventLoop: eventLoop, events: events)
         case .data(let mark, let transform): DataSink(highWatermark: mark, transform: transform, events: events)
         case .discard(let limit): DiscardSink(limit: limit)
         }

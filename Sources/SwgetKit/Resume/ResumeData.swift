@@ -44,6 +44,11 @@ public struct ResumeData: Sendable, Equatable, Codable {
     /// Resume even without validators or a known length (`-c` on a file another tool left):
     /// the answer must still start exactly at `bytesOnDisk`.
     public var acceptsUnvalidatedRange: Bool = false
+    /// For a part written in segments (`--split`): every range known good and durable, sorted
+    /// and merged; `bytesOnDisk` is then the length of the first one when it starts at 0. The
+    /// part file may hold other bytes between them (holes are fetched again). nil for a part
+    /// written from the start, whose good bytes are exactly `0..<bytesOnDisk`.
+    public var segments: [ByteRange]?
     /// The `Content-Encoding` of the stored bytes (normalised: "gzip", "deflate, gzip"); nil for
     /// identity.
     public var contentEncoding: String?
@@ -78,7 +83,7 @@ public struct ResumeData: Sendable, Equatable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case version, originalURL, finalURL, etag, lastModified, expectedLength, bytesOnDisk, partPath, finalPath
-        case sessionIdentifier, acceptsUnvalidatedRange, contentEncoding
+        case sessionIdentifier, acceptsUnvalidatedRange, contentEncoding, segments
     }
 
     public init(from decoder: any Decoder) throws {
@@ -95,6 +100,7 @@ public struct ResumeData: Sendable, Equatable, Codable {
         sessionIdentifier = try c.decodeIfPresent(String.self, forKey: .sessionIdentifier)
         acceptsUnvalidatedRange = try c.decodeIfPresent(Bool.self, forKey: .acceptsUnvalidatedRange) ?? false
         contentEncoding = try c.decodeIfPresent(String.self, forKey: .contentEncoding)
+        segments = try c.decodeIfPresent([ByteRange].self, forKey: .segments)
     }
 
     /// Parses the JSON form; nil when it is not resume data of a known version.

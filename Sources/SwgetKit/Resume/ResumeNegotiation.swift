@@ -34,7 +34,8 @@ enum ResumeNegotiation {
     /// `Accept-Encoding` asks for exactly the coding of the stored bytes (identity, usually), as
     /// a range of another coding would be a range of other bytes.
     static func plan(for data: ResumeData) -> Plan {
-        guard data.bytesOnDisk > 0 else { return .fresh }
+        // A segmented part may hold ranges further on even when its first bytes are missing.
+        guard data.bytesOnDisk > 0 || data.segments?.isEmpty == false else { return .fresh }
         var headers = [HeaderPair(name: "Range", value: "bytes=\(data.bytesOnDisk)-"),
                        HeaderPair(name: "Accept-Encoding", value: data.contentEncoding ?? "identity")]
         if data.hasStrongETag, let etag = data.etag {

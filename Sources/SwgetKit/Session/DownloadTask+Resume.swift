@@ -84,7 +84,8 @@ extension DownloadTask {
         case .part(let file):
             // Corrupt encoded data, or a file over the size limit: nothing worth keeping.
             let worthless = error == SessionError.decodingFailed || error == SessionError.tooLarge
-            let bytes = worthless ? 0 : resume?.bytesOnDisk ?? 0
+            let kept = resume.map { data in data.segments.map { $0.reduce(0) { $0 + $1.count } } ?? data.bytesOnDisk } ?? 0
+            let bytes = worthless ? 0 : kept
             if bytes > 0, var data = resume {
                 fdatasync(file.fileDescriptor)
                 data.partPath = file.partPath
@@ -162,7 +163,10 @@ extension DownloadTask {
             data.expectedLength = total ?? (offset > 0 ? data.expectedLength : nil)
             data.bytesOnDisk = offset
             data.acceptsUnvalidatedRange = false
-            if offset == 0 { data.contentEncoding = BodyDecoding.normalizedEncoding(response.headers["Content-Encoding"]) }
+            if offset == 0 {
+                data.contentEncoding = BodyDecoding.normalizedEncoding(response.headers["Content-Encoding"])
+                data.segments = nil
+            }
             p.resume = data
         }
     }
@@ -190,14 +194,18 @@ extension DownloadTask {
             progress.withLockedValue { $0.resume = nil }
             return
         }
-        // Never trust more than is both claimed and present; a longer part is cut back.
+        // Never trust more than is both claimed and present; a longer part is cut back (a
+        // segmented one keeps its ranges, clipped to what the file holds).
         data.bytesOnDisk = min(data.bytesOnDisk, file.existingLength)
+        data.segments = data.segments?.compactMap { range in
+            range.start < file.existingLength ? ByteRange(start: range.start, end: min(range.end, file.existingLength)) : nil
+        }
         data.partPath = file.partPath
         progress.withLockedValue {
             $0.resume = data
             $0.sink = .part(file)
         }
-        try position(.part(file), at: data.bytesOnDisk)
+        if data.segments == nil { try position(.part(file), at: data.bytesOnDisk) }
     }
 
     /// A background session's state beside the destination, for this very URL.

@@ -32,6 +32,10 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         var decoding: [ContentCoding] = []
         /// Bytes in the file after decoding, when the body was decoded.
         var decodedBytes: Int64?
+        /// Set when the server answered a segment with the whole file: one connection only.
+        var segmentsDisabled = false
+        /// The workers' shared plan while a segmented transfer runs.
+        var segmentBoard: SegmentBoard?
     }
 
     let progress = NIOLockedValueBox(Progress())
@@ -89,6 +93,11 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
 
     // MARK: hooks (the resume logic lives in DownloadTask+Resume.swift)
 
+    override func cancel(because reason: SessionError) {
+        super.cancel(because: reason)
+        progress.withLockedValue { $0.segmentBoard }?.closeAll()
+    }
+
     override func prepare(_ request: Request) async throws(SessionError) -> Request {
         try await prepareResume(request)
     }
@@ -118,8 +127,12 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
             return
         }
         let offset = progress.withLockedValue { $0.writeOffset }
+        let segments = segmentPlan(for: response, offset: offset, transform: transform, sink: sink)
+        let storedRanges = progress.withLockedValue { $0.resume?.segments?.isEmpty == false }
         do {
-            try position(sink, at: offset)
+            // A segmented transfer keeps what lies beyond `offset`: ranges already written, or
+            // bytes its workers will overwrite.
+            if segments == nil || (offset == 0 && !storedRanges) { try position(sink, at: offset) }
         } catch {
             session.pool.release(connection, reusable: false)
             throw error
@@ -127,6 +140,10 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         let expected = progress.withLockedValue { $0.resume?.expectedLength } ?? response.expectedContentLength.map { $0 + offset }
         if offset > 0 {
             await session.delegate?.downloadTask(self, didResumeAtOffset: offset, expectedTotalBytes: expected)
+        }
+        if let segments {
+            try await receiveSegments(segments, first: connection, framing: framing, response: response, sink: sink)
+            return
         }
 
         var failure: SessionError?

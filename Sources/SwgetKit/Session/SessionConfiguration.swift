@@ -58,6 +58,12 @@ public struct SessionConfiguration: Sendable {
     public var maximumBytesPerSecond: Int64? {
         didSet { precondition(maximumBytesPerSecond.map { $0 > 0 } ?? true, "the rate limit must be positive") }
     }
+    /// Connections one download task may use at once (`--split`): when the first answer shows
+    /// a known length, byte ranges and a validator, the rest of the file is fetched in
+    /// segments written at their offsets, with work stealing. 1 (the default): one connection.
+    public var segmentsPerDownload = 1
+    /// The smallest segment a download is split into (and the least worth stealing).
+    public var minimumSegmentBytes: Int64 = 1 << 20
     /// How failed GET/HEAD transfers are retried (download tasks resume from the bytes they
     /// hold). No retries by default; background sessions retry 20 times.
     public var retryPolicy: RetryPolicy

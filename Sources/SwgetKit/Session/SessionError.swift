@@ -30,6 +30,8 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
         case serverBusy
         /// Internal: the stored bytes cannot be continued; start the transfer again at once.
         case restart
+        /// Internal: a segment's sink reached the segment's end; the connection is closed.
+        case segmentEnded
     }
 
     let code: Code
@@ -53,7 +55,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
         case .tlsUntrusted, .tlsHandshake: .tls
         case .badResponse, .headersTooLarge, .tooManyRedirects, .redirectLoop, .badRedirect, .restart, .decodingFailed: .protocol
         case .tooLarge: .generic
-        case .serverBusy: .network
+        case .serverBusy, .segmentEnded: .network
         case .fileIO: .fileIO
         case .cancelled: .cancelled
         }
@@ -120,4 +122,6 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
     }
 
     static func restart(_ reason: String) -> SessionError { SessionError(.restart, reason) }
+
+    static let segmentEnded = SessionError(.segmentEnded, "segment complete")
 }

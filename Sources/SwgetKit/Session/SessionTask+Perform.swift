@@ -62,7 +62,7 @@ extension SessionTask {
 
     /// Sends `request` on a pooled connection and waits for the response head. A reused
     /// keep-alive connection that the server closed meanwhile is replaced once, transparently.
-    private func exchange(_ request: Request) async throws(SessionError) -> (HTTPConnection, Response, ResponseFraming) {
+    func exchange(_ request: Request) async throws(SessionError) -> (HTTPConnection, Response, ResponseFraming) {
         let url = request.url
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw SessionError.unsupportedURL.with("unsupported scheme '\(url.scheme ?? "")' (swget speaks http and https)")

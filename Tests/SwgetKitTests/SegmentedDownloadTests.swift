@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+@testable import SwgetKit
+import SwgetTestSupport
+
+/// Segmented downloads against the in-process server: several connections, each segment's
+/// answer judged, and a file identical to the source whatever the server does.
+@Suite("Segmented downloads")
+struct SegmentedDownloadTests {
+    static let source: [UInt8] = {
+        var seed: UInt64 = 0x5EED
+        return (0..<1_000_000).map { _ -> UInt8 in
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: seed >> 56)
+        }
+    }()
+
+    static func configuration(segments: Int = 4, background: String? = nil) -> SessionConfiguration {
+        var configuration = ResumeTests.fastRetries(background: background)
+        configuration.segmentsPerDownload = segments
+        configuration.minimumSegmentBytes = 64 * 1024
+        return configuration
+    }
+
+    static func ranged(_ requests: [TestRequest]) -> [TestRequest] { requests.filter { $0.header("Range") != nil } }
+
+    @Test func segmentsAreFetchedOverSeveralConnectionsAndValidated() async throws {
+        let dir = try makeTemporaryDirectory()
+        try await withServer({ request in
+            TestResponse.serving(Self.source, to: request, etag: "\"s1\"").trickled(bytesPerWrite: 50_000, every: .milliseconds(5))
+        }) { server in
+            let (path, _) = try await Session(configuration: Self.configuration()).download(request(server.baseURL + "/s.bin"), to: .directory(dir))
+            #expect(fingerprint(contents(path)) == fingerprint(Self.source))
+            let ranged = Self.ranged(server.requests)
+            #expect(ranged.count >= 3, "\(server.requests.map { $0.header("Range") ?? "-" })")
+            #expect(ranged.allSatisfy { $0.header("If-Range") == "\"s1\"" && $0.header("Accept-Encoding") == "identity" })
+            #expect(server.connectionCount >= 4)
+        }
+        #expect(files(in: dir) == ["s.bin"])
+    }
+
+    @Test func aConnectionDyingMidSegmentIsTakenOverByAnother() async throws {
+        let counter = ResumeTests.Counter()
+        let dir = try makeTemporaryDirectory()
+        try await withServer({ request in
+            let response = TestResponse.serving(Self.source, to: request, etag: "\"s1\"")
+            // The second ranged request dies after 10 kB.
+            if request.header("Range") != nil, counter.next() == 2 { return response.closing(afterBodyBytes: 10_000) }
+            return response.trickled(bytesPerWrite: 50_000, every: .milliseconds(5))
+        }) { server in
+            let (path, _) = try await Session(configuration: Self.configuration()).download(request(server.baseURL + "/d.bin"), to: .directory(dir))
+            #expect(fingerprint(contents(path)) == fingerprint(Self.source))
+        }
+    }
+
+    /// A server that promises ranges but answers a segment with the whole file: the download
+    /// starts over on one connection instead of splicing.
+    @Test func aSegmentAnsweredWithTheWholeFileFallsBackToOneConnection() async throws {
+        let dir = try makeTemporaryDirectory()
+        try await withServer({ request in
+            TestResponse.ok(Self.source, headers: [("Accept-Ranges", "bytes"), ("ETag", "\"s1\"")])
+                .trickled(bytesPerWrite: 50_000, every: .milliseconds(5))
+        }) { server in
+            let (path, _) = try await Session(configuration: Self.configuration()).download(request(server.baseURL + "/w.bin"), to: .directory(dir))
+            #expect(fingerprint(contents(path)) == fingerprint(Self.source))
+        }
+    }
+
+    /// The file changes on the server after the first answer: segments carry If-Range, get the
+    /// new file whole, and the download restarts with it, never mixing the two.
+    @Test func aValidatorChangingBetweenSegmentsRestartsTheDownload() async throws {
+        let counter = ResumeTests.Counter()
+        let changed = Self.source.map { $0 ^ 0xFF }
+        let dir = try makeTemporaryDirectory()
+        try await withServer({ request in
+            if counter.next() == 1 {
+                return TestResponse.serving(Self.source, to: request, etag: "\"old\"").trickled(bytesPerWrite: 20_000, every: .milliseconds(5))
+            }
+            return TestResponse.serving(changed, to: request, etag: "\"new\"").trickled(bytesPerWrite: 50_000, every: .milliseconds(5))
+        }) { server in
+            let (path, _) = try await Session(configuration: Self.configuration()).download(request(server.baseURL + "/c.bin"), to: .directory(dir))
+            #expect(fingerprint(contents(path)) == fingerprint(changed))
+        }
+        #expect(files(in: dir) == ["c.bin"])
+    }
+
+    /// One very slow segment: the others finish and steal from it, so the file does not wait
+    /// for the slow connection.
+    @Test func aSlowConnectionIsRelievedByWorkStealing() async throws {
+        let dir = try makeTemporaryDirectory()
+        try await withServer({ request in
+            let response = TestResponse.serving(Self.source, to: request, etag: "\"s1\"")
+            if request.header("Range")?.hasPrefix("bytes=250000-") == true {
+                return response.trickled(bytesPerWrite: 2_000, every: .milliseconds(20))  // 100 kB/s
+            }
+            return response.trickled(bytesPerWrite: 50_000, every: .milliseconds(5))
+        }) { server in
+            let (path, _) = try await Session(configuration: Self.configuration()).download(request(server.baseURL + "/l.bin"), to: .directory(dir))
+            #expect(fingerprint(contents(path)) == fingerprint(Self.source))
+            // 4 initial segments, then steals: more ranged requests than segments.
+            #expect(Self.ranged(server.requests).count > 3, "\(server.requests.map { $0.header("Range") ?? "-" })")
+        }
+    }
+
+    @Test func serversWithoutRangesAndSmallFilesUseOneConnection() async throws {
+        let dir = try makeTemporaryDirectory()
+        try await withServer({ request in
+            request.path == "/small.bin"
+                ? TestResponse.serving(Array(Self.source.prefix(100_000)), to: request, etag: "\"s\"")
+                : TestResponse.ok(Self.source, headers: [("ETag", "\"n\"")])
+        }) { server in
+            let session = Session(configuration: Self.configuration())
+            let (small, _) = try await session.download(request(server.baseURL + "/small.bin"), to: .directory(dir))
+            let (plain, _) = try await session.download(request(server.baseURL + "/plain.bin"), to: .directory(dir))
+            #expect(fingerprint(contents(small)) == fingerprint(Array(Self.source.prefix(100_000))))
+            #expect(fingerprint(contents(plain)) == fingerprint(Self.source))
+            #expect(Self.ranged(server.requests).isEmpty)
+        }
+    }
+
+    /// The segment map is in the resume data: cancelled midway, the download continues with only
+    /// the missing ranges.
+    @Test func cancelledSegmentedDownloadResumesOnlyTheMissingRanges() async throws {
+        let dir = try makeTemporaryDirectory()
+        try await withServer({ request in
+            // The open answer crawls, the ranges flow: at the cancel, several ranges are held.
+            let response = TestResponse.serving(Self.source, to: request, etag: "\"s1\"")
+            return request.header("Range") == nil
+                ? response.trickled(bytesPerWrite: 1_000, every: .milliseconds(20))
+                : response.trickled(bytesPerWrite: 10_000, every: .milliseconds(10))
+        }) { server in
+            let session = Session(configuration: Self.configuration())
+            let task = session.downloadTask(with: request(server.baseURL + "/r.bin"), destination: .directory(dir))
+            task.resume()
+            while task.countOfBytesReceived < 300_000 { try await Task.sleep(for: .milliseconds(5)) }
+            let data = try #require(await task.cancelProducingResumeData())
+            let segments = try #require(data.segments)
+            #expect(segments.count > 1, "\(segments)")
+            let held = segments.reduce(Int64(0)) { $0 + $1.count }
+            let before = server.requests.count
+            let resumed = session.downloadTask(withResumeData: data)
+            #expect(await resumed.completion() == nil)
+            #expect(fingerprint(contents(dir + "/r.bin")) == fingerprint(Self.source))
+            // The second run asked only for bytes it did not hold.
+            for request in server.requests.dropFirst(before) {
+                let range = try #require(request.header("Range"))
+                let start = Int64(range.dropFirst(6).split(separator: "-")[0]) ?? -1
+                #expect(!segments.contains { $0.start <= start && start < $0.end }, "\(range) was already held: \(segments)")
+            }
+            #expect(held >= 300_000 - 100_000)
+        }
+    }
+}
