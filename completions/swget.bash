@@ -165,7 +165,7 @@ _swget() {
     local -a repeating_flags=()
     local -a non_repeating_flags=(-q --quiet -nv --no-verbose --show-progress --spider -nc --no-clobber -S --server-response --no-check-certificate --insecure -k --no-content-disposition --trust-server-names --content-on-error -c --continue --retry-connrefused --compressed --no-decompress --raw --gunzip --decode --version -h --help)
     local -a repeating_options=(-i --input-file -H --header --ca-certificate --cacert)
-    local -a non_repeating_options=(-j --parallel --limit-rate --max-connections-per-host -O --output-document -P --directory-prefix --progress -T --timeout --connect-timeout --read-timeout -U --user-agent --max-redirect --max-redirs -t --tries --waitretry --retry-wait --max-filesize)
+    local -a non_repeating_options=(-j --parallel -s --split -x --max-connection-per-server --min-split-size --limit-rate --max-connections-per-host -O --output-document -P --directory-prefix --progress -T --timeout --connect-timeout --read-timeout -U --user-agent --max-redirect --max-redirs -t --tries --waitretry --retry-wait --max-filesize)
     __swget_offer_flags_options -1
 
     # Offer option value completions
@@ -175,6 +175,12 @@ _swget() {
         return
         ;;
     '-j'|'--parallel')
+        return
+        ;;
+    '-s'|'--split'|'-x'|'--max-connection-per-server')
+        return
+        ;;
+    '--min-split-size')
         return
         ;;
     '--limit-rate')

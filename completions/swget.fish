@@ -20,7 +20,7 @@ function __swget_parse_tokens -S
     set -l unparsed_tokens (__swget_tokens -pc)
     switch $unparsed_tokens[1]
     case 'swget'
-        __swget_parse_subcommand -r 1 'i/input-file=+' 'j/parallel=' 'limit-rate=' 'max-connections-per-host=' 'O/output-document=' 'P/directory-prefix=' 'q/quiet' 'no-verbose' 'progress=' 'show-progress' 'spider' 'no-clobber' 'T/timeout=' 'connect-timeout=' 'read-timeout=' 'U/user-agent=' 'H/header=+' 'S/server-response' 'max-redirect=' 'ca-certificate=+' 'k/no-check-certificate' 'no-content-disposition' 'trust-server-names' 'content-on-error' 'c/continue' 't/tries=' 'waitretry=' 'retry-connrefused' 'compressed' 'no-decompress' 'gunzip' 'max-filesize=' 'version' 'h/help'
+        __swget_parse_subcommand -r 1 'i/input-file=+' 'j/parallel=' 's/split=' 'min-split-size=' 'limit-rate=' 'max-connections-per-host=' 'O/output-document=' 'P/directory-prefix=' 'q/quiet' 'no-verbose' 'progress=' 'show-progress' 'spider' 'no-clobber' 'T/timeout=' 'connect-timeout=' 'read-timeout=' 'U/user-agent=' 'H/header=+' 'S/server-response' 'max-redirect=' 'ca-certificate=+' 'k/no-check-certificate' 'no-content-disposition' 'trust-server-names' 'content-on-error' 'c/continue' 't/tries=' 'waitretry=' 'retry-connrefused' 'compressed' 'no-decompress' 'gunzip' 'max-filesize=' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __swget_parse_subcommand -r 1 'version'
@@ -79,6 +79,8 @@ end
 complete -c 'swget' -f
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget"' -s 'i' -l 'input-file' -d 'Read URLs from FILE (\'-\' for standard input), one per line; blank lines and # comments are skipped (repeatable).' -rF
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" j parallel' -s 'j' -l 'parallel' -d 'Download up to N files at once (default 4; 1 is one after another, as wget).' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" max-connection-per-server s split x' -s 's' -l 'split' -s 'x' -l 'max-connection-per-server' -d 'Fetch each file over up to N connections in segments, when the server allows ranges (default 1).' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" min-split-size' -l 'min-split-size' -d 'Never make segments smaller than SIZE (default 1M).' -rfka ''
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" limit-rate' -l 'limit-rate' -d 'Receive at most RATE bytes per second over all transfers together (500k, 2M).' -rfka ''
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" max-connections-per-host' -l 'max-connections-per-host' -d 'Open at most N connections to one host at once (default: 6, or -j N when larger).' -rfka ''
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" O output-document' -s 'O' -l 'output-document' -d 'Write the document to FILE (\'-\' for standard output), replacing it.' -rF

@@ -315,7 +315,7 @@ enum ManPage {
             ("<i>NAME</i>.part",
              "The bytes received so far, beside the destination <i>NAME</i>; renamed to <i>NAME</i> when the body is complete, so a file under its final name is always whole. Kept after a failure or an interruption: running the same command again continues it."),
             ("<i>NAME</i>.swget",
-             "The resume state of <i>NAME</i>.part, beside it: URL, validators (ETag, Last-Modified), total length and the bytes known to be on disk. Written after the part file is synced, replaced atomically, and removed with the part file when the download succeeds."),
+             "The resume state of <i>NAME</i>.part, beside it: URL, validators (ETag, Last-Modified), total length and the bytes known to be on disk (for <b>--split</b>, the ranges written). Written after the part file is synced, replaced atomically, and removed with the part file when the download succeeds."),
         ])),
         Section(title: "EXAMPLES", lines: list([
             ("<b>swget https://example.org/files/report.pdf</b>",
@@ -323,6 +323,7 @@ enum ManPage {
             ("<b>swget -P downloads/ URL1 URL2</b>", "Downloads several URLs, four at a time, into downloads/."),
             ("<b>swget -i urls.txt -j 8</b>", "Downloads the URLs listed in urls.txt (one per line, # comments), eight at a time."),
             ("<b>swget -j 1 URL1 URL2</b>", "One after another, as wget does."),
+            ("<b>swget --split 8 https://example.org/big.iso</b>", "Fetches one file over up to 8 connections, in segments."),
             ("<b>swget -O out.bin URL</b>", "Saves exactly as out.bin, replacing it if it exists."),
             ("<b>swget -O - URL | sha256sum</b>", "Writes the body to standard output, and nothing else there."),
             ("<b>swget --ca-certificate my-ca.pem https://localhost:8443/x</b>", "Trusts a private CA too."),
