@@ -107,6 +107,8 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         let sink = spec.makeSink(eventLoop: eventLoop, events: events)
         state = .streaming(sink, events)
+        // Time parked before the driver asked for the body was ours, not the server's silence.
+        lastActivity = .now()
         do {
             for part in buffered { try sink.write(part) }
         } catch {
@@ -125,7 +127,10 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         guard case .streaming(let sink, _) = state, let context else { return }
         let wasPaused = sink.isPaused
         sink.acknowledge(count)
-        if wasPaused && !sink.isPaused { context.read() }
+        if wasPaused && !sink.isPaused {
+            lastActivity = .now()  // the pause was the consumer's
+            context.read()
+        }
     }
 
     // MARK: channel events
@@ -281,6 +286,8 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func checkIdle() {
         guard let context else { return }
         switch state {
+        case .streaming(let sink, _) where sink.isPaused || delayedRead != nil:
+            break  // not reading: a slow consumer or the rate limit, not a silent server
         case .awaitingHead, .streaming:
             if NIODeadline.now() - lastActivity >= idleTimeout {
                 let seconds = Double(idleTimeout.nanoseconds) / 1e9
