@@ -152,12 +152,12 @@ struct SplitCommandTests {
 
     @Test func killedSegmentedDownloadFinishesOnlyTheMissingRanges() async throws {
         let server = try await TestServer.start { request in
-            TestResponse.serving(Self.source, to: request, etag: "\"k\"").trickled(bytesPerWrite: 8_000, every: .milliseconds(20))
+            TestResponse.serving(Self.source, to: request, etag: "\"k\"").trickled(bytesPerWrite: 4_000, every: .milliseconds(20))
         }
         let dir = try makeTemporaryDirectory()
         let url = server.baseURL + "/seg.bin"
         let script = """
-        '\(SwgetProcess.binaryPath)' -q --split 4 --min-split-size 256k '\(url)' & pid=$!
+        '\(SwgetProcess.binaryPath)' -q --split 8 --min-split-size 256k '\(url)' & pid=$!
         n=0; while [ $(grep -o '"end"' seg.bin.swget 2>/dev/null | wc -l) -lt 2 ] && [ $n -lt 3000 ]; do sleep 0.01; n=$((n+1)); done
         kill -9 $pid; wait $pid; echo "status $?"
         """
@@ -166,7 +166,7 @@ struct SplitCommandTests {
         let state = try #require(FileManager.default.contents(atPath: dir + "/seg.bin.swget"))
         #expect(String(decoding: state, as: UTF8.self).contains("\"segments\""))
         let before = server.requests.count
-        let rerun = try await SwgetProcess.run(["-q", "--split", "4", "--min-split-size", "256k", url], in: dir)
+        let rerun = try await SwgetProcess.run(["-q", "--split", "8", "--min-split-size", "256k", url], in: dir)
         try await server.stop()
         #expect(rerun.status == 0, "\(rerun.stderr)")
         #expect(FileManager.default.contents(atPath: dir + "/seg.bin").map { [UInt8]($0) } == Self.source)
