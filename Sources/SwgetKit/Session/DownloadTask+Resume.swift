@@ -117,7 +117,8 @@ extension DownloadTask {
             guard p.decoding.isEmpty else { return nil }  // decoded bytes are never continued
             p.resume?.bytesOnDisk = total
             guard session.configuration.backgroundIdentifier != nil, case .part = sink, total > p.lastCheckpoint,
-                  now - p.lastCheckpointTime >= .seconds(1) || total - p.lastCheckpoint >= Self.checkpointBytes else { return nil }
+                  now - p.lastCheckpointTime >= .seconds(1)
+                    || total - p.lastCheckpoint >= (p.lastCheckpoint == 0 ? Self.firstCheckpointBytes : Self.checkpointBytes) else { return nil }
             p.lastCheckpointTime = now
             p.lastCheckpoint = total
             return p.resume
@@ -131,7 +132,7 @@ extension DownloadTask {
     /// Background sessions record the new part file at once, so a process killed before the
     /// first checkpoint still leaves a part that the next run adopts (and restarts).
     func saveInitialState(_ sink: Sink) {
-        // The first checkpoint is due a second from now (or after 64 MiB): a small file is done
+        // The first checkpoint is due a second from now, or after 256 KiB: a small file is done
         // before it, without a single sync.
         progress.withLockedValue { $0.lastCheckpointTime = .now() }
         guard session.configuration.backgroundIdentifier != nil, case .part(let file) = sink,
@@ -143,6 +144,9 @@ extension DownloadTask {
     }
 
     static let checkpointBytes: Int64 = 64 << 20
+    /// The first checkpoint comes sooner: a file that is more than a few round trips long is
+    /// worth resuming, while a small one finishes before any sync.
+    static let firstCheckpointBytes: Int64 = 256 << 10
 
     /// Starts the resume state from a response that begins at `offset`.
     private func recordValidators(of response: Response, startingAt offset: Int64) {
