@@ -57,16 +57,14 @@ final class BarBlock: Sendable {
         }
     }
 
-    /// Removes a transfer's line; `permanent` (a summary, or the final bar) is printed above
-    /// the block in its place. `countsAsDone` adds it to the total line's finished files.
-    func finish(_ id: Int, permanent: String?, countsAsDone: Bool, at now: Double = Terminal.now()) {
+    /// Removes a transfer's line and counts the file as done on the total line; `permanent` (a
+    /// summary, or the final bar) is printed above the block in its place.
+    func finish(_ id: Int, permanent: String?, at now: Double = Terminal.now()) {
         state.withLock { s in
-            if let line = s.lines.removeValue(forKey: id), countsAsDone {
-                s.filesDone += 1
+            s.filesDone += 1
+            if let line = s.lines.removeValue(forKey: id) {
                 s.bytesDone += line.received
                 s.expectedDone = s.expectedDone.flatMap { done in line.expected.map { done + $0 } }
-            } else if countsAsDone {
-                s.filesDone += 1
             }
             s.order.removeAll { $0 == id }
             draw(&s, now: now, above: permanent.map { $0 + "\n" } ?? "")

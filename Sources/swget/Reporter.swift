@@ -79,7 +79,7 @@ final class Reporter: SessionDelegate {
 
     /// A download skipped because its file exists (`-nc`).
     func reportSkipped(_ path: String) {
-        block?.finish(-1, permanent: nil, countsAsDone: true)
+        block?.finish(-1, permanent: nil)
         say("File '\(path)' already there; not retrieving.", brief: true)
     }
 
@@ -251,7 +251,7 @@ final class Reporter: SessionDelegate {
             // -q --show-progress keeps the finished bar instead of a summary (wget).
             let finalBar = ProgressLine(name: t.name, received: size, expected: size, bytesPerSecond: Double(size - t.resumedFrom) / elapsed,
                                         elapsed: elapsed, resumedFrom: t.resumedFrom, ascii: options.ascii).render(width: max(10, Terminal.width - 1))
-            block.finish(task.taskIdentifier, permanent: options.verbosity == .quiet ? finalBar : summary, countsAsDone: true, at: now)
+            block.finish(task.taskIdentifier, permanent: options.verbosity == .quiet ? finalBar : summary, at: now)
         } else if options.verbosity != .quiet {
             Terminal.write(summary + "\n")
         }
@@ -260,7 +260,7 @@ final class Reporter: SessionDelegate {
     func task(_ task: SessionTask, didCompleteWithError error: SessionError?) async {
         guard error != nil else { return }
         finishDots(task)
-        block?.finish(task.taskIdentifier, permanent: nil, countsAsDone: true)
+        block?.finish(task.taskIdentifier, permanent: nil)
     }
 
     // MARK: helpers

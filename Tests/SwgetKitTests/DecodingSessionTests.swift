@@ -140,11 +140,7 @@ struct DecodingSessionTests {
     @Test func resumeAsksForTheStoredCodingAndRefusesAnother() async throws {
         let counter = ResumeTests.Counter()
         // Incompressible, so its gzip form is as long and a range of it plausible.
-        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
-        let source = (0..<200_000).map { _ -> UInt8 in
-            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return UInt8(truncatingIfNeeded: seed >> 56)
-        }
+        let source = randomBytes(200_000, seed: 0x9E37_79B9_7F4A_7C15)
         let dir = try makeTemporaryDirectory()
         var configuration = ResumeTests.fastRetries()
         configuration.defaultHeaders.set("Accept-Encoding", ContentCoding.acceptAll)

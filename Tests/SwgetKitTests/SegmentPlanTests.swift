@@ -5,6 +5,7 @@ import Foundation
 #endif
 import Testing
 @testable import SwgetKit
+import SwgetTestSupport
 
 /// The segment planner of `--split`: initial split, work stealing, failures, resume, invariants.
 @Suite("Segment plan (pure)")
@@ -397,18 +398,5 @@ struct SegmentPlanTests {
             return "completed \(range) was lost: \(new)"
         }
         return nil
-    }
-
-    /// SplitMix64: a tiny seeded generator, so random runs are the same on every run.
-    struct SplitMix64: RandomNumberGenerator {
-        private var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9e37_79b9_7f4a_7c15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-            z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-            return z ^ (z >> 31)
-        }
     }
 }

@@ -7,13 +7,7 @@ import SwgetTestSupport
 /// answer judged, and a file identical to the source whatever the server does.
 @Suite("Segmented downloads")
 struct SegmentedDownloadTests {
-    static let source: [UInt8] = {
-        var seed: UInt64 = 0x5EED
-        return (0..<1_000_000).map { _ -> UInt8 in
-            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return UInt8(truncatingIfNeeded: seed >> 56)
-        }
-    }()
+    static let source = randomBytes(1_000_000, seed: 0x5EED)
 
     static func configuration(segments: Int = 4, background: String? = nil) -> SessionConfiguration {
         var configuration = ResumeTests.fastRetries(background: background)

@@ -62,7 +62,7 @@ struct DisplayTests {
         #expect(capture.lines.count == 1)
         #expect(capture.lines[0].hasPrefix("file.iso"))
         #expect(capture.lines[0].contains("90%"))
-        block.finish(1, permanent: "'./file.iso' saved [1000 B]", countsAsDone: true, at: 10)
+        block.finish(1, permanent: "'./file.iso' saved [1000 B]", at: 10)
         #expect(capture.lines == ["'./file.iso' saved [1000 B]"])
     }
 
@@ -79,14 +79,14 @@ struct DisplayTests {
         #expect(lines[1].contains("50%"))
         #expect(lines[3].hasPrefix("Total  0/3 files"))
         // A finished transfer scrolls up as a permanent line; the block shrinks without leftovers.
-        block.finish(2, permanent: "'./part-2.bin' saved", countsAsDone: true, at: 2)
+        block.finish(2, permanent: "'./part-2.bin' saved", at: 2)
         lines = capture.lines
         #expect(lines.count == 4)
         #expect(lines[0] == "'./part-2.bin' saved")
         #expect(lines[1].hasPrefix("part-1.bin") && lines[2].hasPrefix("part-3.bin"))
         #expect(lines[3].hasPrefix("Total  1/3 files"))
-        block.finish(1, permanent: "'./part-1.bin' saved", countsAsDone: true, at: 3)
-        block.finish(3, permanent: "'./part-3.bin' saved", countsAsDone: true, at: 4)
+        block.finish(1, permanent: "'./part-1.bin' saved", at: 3)
+        block.finish(3, permanent: "'./part-3.bin' saved", at: 4)
         #expect(capture.lines == ["'./part-2.bin' saved", "'./part-1.bin' saved", "'./part-3.bin' saved"])
     }
 

@@ -68,8 +68,7 @@ public struct BodyDecoding: Sendable, Equatable {
     /// A `Content-Encoding` value in a form fit for comparison ("gzip", "deflate, gzip"), nil for
     /// identity: what the stored bytes of a resumable download are encoded with.
     static func normalizedEncoding(_ header: String?) -> String? {
-        guard let header else { return nil }
-        let items = header.split(separator: ",").map { $0.trimmingOWS.lowercased() }.filter { !$0.isEmpty && $0 != "identity" }
-        return items.isEmpty ? nil : items.map { $0 == "x-gzip" ? "gzip" : $0 }.joined(separator: ", ")
+        let names = header.map(ContentCoding.names) ?? []
+        return names.isEmpty ? nil : names.joined(separator: ", ")
     }
 }

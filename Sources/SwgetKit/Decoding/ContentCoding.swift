@@ -11,16 +11,23 @@ public enum ContentCoding: String, Sendable, Hashable, Codable, CaseIterable {
     /// `x-gzip` is gzip. Returns nil when any coding is unknown: such a body cannot be decoded.
     public static func parse(_ value: String) -> [ContentCoding]? {
         var codings: [ContentCoding] = []
-        for item in value.split(separator: ",") {
-            let name = item.trimmingOWS.lowercased()
-            switch name {
-            case "", "identity": continue
-            case "x-gzip": codings.append(.gzip)
-            default:
-                guard let coding = ContentCoding(rawValue: name) else { return nil }
-                codings.append(coding)
-            }
+        for name in names(value) {
+            guard let coding = ContentCoding(rawValue: name) else { return nil }
+            codings.append(coding)
         }
         return codings
+    }
+
+    /// The coding names of a `Content-Encoding` value, known or not: lowercased, `identity`
+    /// dropped, `x-gzip` read as `gzip`.
+    static func names(_ value: String) -> [String] {
+        value.split(separator: ",").compactMap { item in
+            let name = item.trimmingOWS.lowercased()
+            switch name {
+            case "", "identity": return nil
+            case "x-gzip": return "gzip"
+            default: return name
+            }
+        }
     }
 }

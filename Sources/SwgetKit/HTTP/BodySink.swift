@@ -23,6 +23,16 @@ struct BodyTransform: Sendable {
     var decoding: [ContentCoding] = []
     /// Most bytes the sink may output (after decoding); more fails with ``SessionError/tooLarge``.
     var limit: Int64?
+
+    /// Applies the configuration's size limit to a body that follows `offset` stored bytes. An
+    /// announced length over it fails at once (a decoded body's length is not known up front).
+    mutating func bound(by limit: Int64?, announced length: Int64?, after offset: Int64 = 0) throws(SessionError) {
+        guard let limit else { return }
+        if decoding.isEmpty, let length, offset + length > limit {
+            throw SessionError.tooLarge.with("the body is \(offset + length) bytes, over the limit of \(limit)")
+        }
+        self.limit = max(0, limit - offset)
+    }
 }
 
 /// One segment of a segmented download: bytes are written at their own offsets from `start`,

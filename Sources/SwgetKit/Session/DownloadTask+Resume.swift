@@ -86,11 +86,9 @@ extension DownloadTask {
             let worthless = error == SessionError.decodingFailed || error == SessionError.tooLarge
             let kept = resume.map { data in data.segments.map { $0.reduce(0) { $0 + $1.count } } ?? data.bytesOnDisk } ?? 0
             let bytes = worthless ? 0 : kept
-            if bytes > 0, var data = resume {
-                fdatasync(file.fileDescriptor)
-                data.partPath = file.partPath
-                data.finalPath = file.finalPath
-                if session.configuration.backgroundIdentifier != nil { try? ResumeStateFile.save(data) }
+            if bytes > 0, let resume {
+                let data = resume.located(at: file)
+                if session.configuration.backgroundIdentifier != nil { checkpoint(data, of: file) } else { fdatasync(file.fileDescriptor) }
                 file.abandon()
                 progress.withLockedValue { $0.partPath = file.partPath }
                 error.resumeData = data
@@ -123,10 +121,14 @@ extension DownloadTask {
             p.lastCheckpoint = total
             return p.resume
         }
-        guard var data = checkpoint, case .part(let file) = sink else { return }
-        data.partPath = file.partPath
-        data.finalPath = file.finalPath
-        if fdatasync(file.fileDescriptor) == 0 { try? ResumeStateFile.save(data) }
+        guard let data = checkpoint, case .part(let file) = sink else { return }
+        self.checkpoint(data, of: file)
+    }
+
+    /// Syncs the part file, then saves `data` as its state: the state never claims bytes that
+    /// a crash could still lose.
+    func checkpoint(_ data: ResumeData, of file: DestinationFile) {
+        if fdatasync(file.fileDescriptor) == 0 { try? ResumeStateFile.save(data.located(at: file)) }
     }
 
     /// Background sessions record the new part file at once, so a process killed before the
@@ -138,9 +140,7 @@ extension DownloadTask {
         guard session.configuration.backgroundIdentifier != nil, case .part(let file) = sink,
               var data = progress.withLockedValue({ $0.resume }) else { return }
         data.bytesOnDisk = 0
-        data.partPath = file.partPath
-        data.finalPath = file.finalPath
-        try? ResumeStateFile.save(data, durable: false)
+        try? ResumeStateFile.save(data.located(at: file), durable: false)
     }
 
     static let checkpointBytes: Int64 = 64 << 20
@@ -257,6 +257,16 @@ extension DownloadTask {
                               partPath: partPath, finalPath: finalPath,
                               sessionIdentifier: session.configuration.backgroundIdentifier)
         data.acceptsUnvalidatedRange = true
+        return data
+    }
+}
+
+extension ResumeData {
+    /// The same state, naming `file`'s part and final paths.
+    func located(at file: DestinationFile) -> ResumeData {
+        var data = self
+        data.partPath = file.partPath
+        data.finalPath = file.finalPath
         return data
     }
 }

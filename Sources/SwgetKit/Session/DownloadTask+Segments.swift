@@ -236,10 +236,8 @@ extension DownloadTask {
             p.lastCheckpointTime = now
             return p.resume
         }
-        guard var data = due, case .part(let file) = sink else { return }
-        data.partPath = file.partPath
-        data.finalPath = file.finalPath
-        if fdatasync(file.fileDescriptor) == 0 { try? ResumeStateFile.save(data) }
+        guard let data = due, case .part(let file) = sink else { return }
+        checkpoint(data, of: file)
     }
 }
 

@@ -198,12 +198,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
             // A decoded body cannot be continued (see ResumeData): its state never claims bytes.
             if !decoding.isEmpty { p.resume?.bytesOnDisk = 0 }
         }
-        if let limit = session.configuration.maximumBodyBytes {
-            if decoding.isEmpty, let length = response.expectedContentLength, offset + length > limit {
-                throw SessionError.tooLarge.with("the file is \(offset + length) bytes, over the limit of \(limit)")
-            }
-            transform.limit = max(0, limit - offset)
-        }
+        try transform.bound(by: session.configuration.maximumBodyBytes, announced: response.expectedContentLength, after: offset)
         return transform
     }
 

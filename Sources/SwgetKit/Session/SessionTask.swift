@@ -237,12 +237,11 @@ public final class DataTask: SessionTask, @unchecked Sendable {
         var transform = BodyTransform()
         transform.decoding = BodyDecoding.judge(response, decodeContent: session.configuration.decodesContentEncoding,
                                                 name: response.url.lastPathComponent).contentCodings
-        if let limit = session.configuration.maximumBodyBytes {
-            if transform.decoding.isEmpty, let length = response.expectedContentLength, length > limit {
-                session.pool.release(connection, reusable: false)
-                throw SessionError.tooLarge.with("the body is \(length) bytes, over the limit of \(limit)")
-            }
-            transform.limit = limit
+        do {
+            try transform.bound(by: session.configuration.maximumBodyBytes, announced: response.expectedContentLength)
+        } catch {
+            session.pool.release(connection, reusable: false)
+            throw error
         }
         for await event in connection.receiveBody(.data(highWatermark: 1 << 20, transform: transform)) {
             switch event {
