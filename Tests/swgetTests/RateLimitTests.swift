@@ -6,8 +6,12 @@ import SwgetTestSupport
 /// `--limit-rate`: one budget for all transfers together, smooth over seconds.
 @Suite("swget --limit-rate, end to end")
 struct RateLimitTests {
-    /// 2.5 MB at 500 KiB/s is 5 s; the average must land within ±10% (the limit is a bound the
-    /// limiter guarantees, not a benchmark: a loopback server is ~1000× faster than the limit).
+    /// 2.5 MB at 500 KiB/s is 5 s. The average must not exceed the limit by more than 10%: that
+    /// is the bound the limiter guarantees (a loopback server is ~1000× faster than the limit).
+    /// The lower bound is looser, 70%: time a starved process loses cannot be caught up without
+    /// a burst, which the bucket forbids by design, so on a loaded CI machine the average falls
+    /// a little below the limit (90% was missed once at 5.7 s); 70% still catches a limiter that
+    /// throttles far harder than asked.
     /// The time runs from the first request the server sees to the end of the process, so
     /// start-up on a busy machine does not count, and neither does one transfer starting late.
     @Test func averageRateHoldsOverFiveSecondsAcrossParallelTransfers() async throws {
@@ -28,7 +32,7 @@ struct RateLimitTests {
         let rate = Double(2 * part.count) / max(elapsed, 1e-3)
         let limit = 500.0 * 1024
         #expect(rate <= limit * 1.1, "\(rate) B/s over \(elapsed) s")
-        #expect(rate >= limit * 0.9, "\(rate) B/s over \(elapsed) s")
+        #expect(rate >= limit * 0.7, "\(rate) B/s over \(elapsed) s")
         #expect(FileManager.default.contents(atPath: dir + "/a.bin")?.count == part.count)
         #expect(FileManager.default.contents(atPath: dir + "/b.bin")?.count == part.count)
     }
