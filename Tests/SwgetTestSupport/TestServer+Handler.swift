@@ -94,7 +94,8 @@ final class TestServerHandler: ChannelInboundHandler {
                 wire: wire,
                 from: 0,
                 step: trickle.bytesPerWrite,
-                interval: TimeAmount(trickle.interval)
+                interval: TimeAmount(trickle.interval),
+                gate: response.gate
             )
         } else {
             let written = context.writeAndFlush(
@@ -104,16 +105,23 @@ final class TestServerHandler: ChannelInboundHandler {
         }
     }
 
-    private func trickleBody(context: ChannelHandlerContext, wire: ResponseWire, from start: Int, step: Int, interval: TimeAmount) {
+    private func trickleBody(
+        context: ChannelHandlerContext, wire: ResponseWire, from start: Int, step: Int, interval: TimeAmount, gate: BodyGate?
+    ) {
         timer = context.eventLoop.assumeIsolated().scheduleTask(in: interval) {
             self.timer = nil
             guard !self.done else { return }
-            let end = min(start + step, wire.body.count)
+            let end = min(start + step, wire.body.count, max(start, gate?.limit ?? .max))
+            guard end > start else {
+                // The gate is shut here: look again after another interval.
+                self.trickleBody(context: context, wire: wire, from: start, step: step, interval: interval, gate: gate)
+                return
+            }
             let written = context.writeAndFlush(
                 self.wrapOutboundOut(context.channel.allocator.buffer(bytes: wire.body[start..<end]))
             )
             if end < wire.body.count {
-                self.trickleBody(context: context, wire: wire, from: end, step: step, interval: interval)
+                self.trickleBody(context: context, wire: wire, from: end, step: step, interval: interval, gate: gate)
             } else {
                 self.finish(context: context, ending: wire.ending, after: written)
             }

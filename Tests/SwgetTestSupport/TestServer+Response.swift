@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What the test server does for one request: a value built with static helpers and modifiers.
 ///
 /// The server formats the response itself, so every field may lie: a `Content-Length` header
@@ -25,6 +27,8 @@ public struct TestResponse: Sendable {
     public var framing: Framing = .contentLength
     /// Send the body `bytesPerWrite` bytes at a time, `interval` apart (the head goes at once).
     public var trickle: (bytesPerWrite: Int, interval: Duration)?
+    /// With `trickle`: the body never runs ahead of what this gate allows, whatever the time.
+    public var gate: BodyGate?
     /// Close the connection abruptly after this many body payload bytes.
     public var closeAfterBodyBytes: Int?
     /// Send the head and this many body payload bytes, then nothing more; the connection stays
@@ -132,6 +136,14 @@ public struct TestResponse: Sendable {
         return copy
     }
 
+    /// Trickle the body, but never past what `gate` allows: the test decides when each part of
+    /// the body may go, so a phase of a test can never be skipped by a machine that is slow to look.
+    public func trickled(bytesPerWrite: Int, every interval: Duration, gate: BodyGate) -> Self {
+        var copy = trickled(bytesPerWrite: bytesPerWrite, every: interval)
+        copy.gate = gate
+        return copy
+    }
+
     /// Close abruptly after `n` body payload bytes.
     public func closing(afterBodyBytes n: Int) -> Self {
         var copy = self
@@ -174,4 +186,24 @@ public struct TestResponse: Sendable {
         copy.keepAlive = false
         return copy
     }
+}
+
+/// How many body bytes (as on the wire) a gated, trickled response may have sent so far; the
+/// test opens it further step by step. Starts closed.
+public final class BodyGate: Sendable {
+    private let allowed = Mutex(0)
+
+    public init() {}
+
+    /// Let the body run up to `bytes` (never closes what was opened).
+    public func open(to bytes: Int) {
+        allowed.withLock { $0 = max($0, bytes) }
+    }
+
+    /// Let the rest of the body go.
+    public func openFully() {
+        open(to: .max)
+    }
+
+    var limit: Int { allowed.withLock { $0 } }
 }

@@ -13,12 +13,18 @@ import SwgetTestSupport
 struct TmuxProgressTests {
     func body(_ count: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) } }
 
-    /// A download lasting about 3.4 s: 400 KB, 6 KB every 50 ms. The bar is seen at 100 columns,
-    /// the window shrinks to 60 mid-download, and the end leaves exactly one summary line.
+    /// 400 KB, 6 KB every 50 ms, behind a gate the test opens phase by phase (a quarter, half,
+    /// three quarters, all), so no phase is missed on a machine slow to capture the pane. The
+    /// bar is seen at 100 columns, the window shrinks to 60 mid-download, and the end leaves
+    /// exactly one summary line.
     @Test func barFitsTheWindowFollowsAResizeAndEndsAsOneSummaryLine() async throws {
         let name = "data.bin"
         let payload = body(400_000)
-        let server = try await TestServer.start { _ in .ok(payload).trickled(bytesPerWrite: 6_000, every: .milliseconds(50)) }
+        let gate = BodyGate()
+        gate.open(to: 100_000)
+        let server = try await TestServer.start { _ in
+            .ok(payload).trickled(bytesPerWrite: 6_000, every: .milliseconds(50), gate: gate)
+        }
         let dir = try makeTemporaryDirectory()
         let command = TmuxSession.swgetCommand(url: "\(server.baseURL)/\(name)", in: dir, locale: ["LANG=C.UTF-8"])
         try await cleaningUp({ try? await server.stop(); try? FileManager.default.removeItem(atPath: dir) }) {
@@ -34,6 +40,7 @@ struct TmuxProgressTests {
                 #expect(bar.width > 60, "the bar uses the width of the window:\n\(first)")
                 #expect(bar.percent < 100)
 
+                gate.open(to: 200_000)
                 let later = try await tmux.waitForScreen("the bar redrawn with a higher percentage") {
                     guard let next = $0.lastRow.flatMap({ PaneBar(row: $0, name: name) }) else { return false }
                     return next.percent > bar.percent
@@ -44,6 +51,7 @@ struct TmuxProgressTests {
                 #expect(!later.finished, "the download ended before the resize; the test needs a slower body:\n\(later)")
 
                 // 2. The window shrinks to 60 columns mid-download.
+                gate.open(to: 300_000)
                 try await tmux.resize(width: 60)
                 #expect(try await tmux.display("#{window_width} #{pane_width}") == "60 60", "the pane was really resized")
 
@@ -64,6 +72,7 @@ struct TmuxProgressTests {
                         "nothing but the bar, and no leftover of the wider line:\n\(narrow)")
 
                 // 3. The end: one summary line, then the shell's EXIT=0, and nothing of the bar after it.
+                gate.openFully()
                 let final = try await tmux.waitForScreen("swget's exit", timeout: .seconds(60)) { $0.finished }
                 let summaries = final.rows.indices.filter { final.rows[$0].contains(" saved [") }
                 #expect(summaries.count == 1, "exactly one summary line:\n\(final)")
@@ -92,7 +101,12 @@ struct TmuxProgressTests {
     @Test func nonUTF8LocaleGetsAnASCIIOnlyScreen() async throws {
         let name = "a-rather-long-file-name-that-the-bar-has-to-shorten-to-fit-0123456789.bin"
         let payload = body(200_000)
-        let server = try await TestServer.start { _ in .ok(payload).trickled(bytesPerWrite: 10_000, every: .milliseconds(50)) }
+        // Half the body, then nothing until the test has seen the bar.
+        let gate = BodyGate()
+        gate.open(to: 100_000)
+        let server = try await TestServer.start { _ in
+            .ok(payload).trickled(bytesPerWrite: 10_000, every: .milliseconds(50), gate: gate)
+        }
         let dir = try makeTemporaryDirectory()
         let command = TmuxSession.swgetCommand(url: "\(server.baseURL)/\(name)", in: dir, locale: ["LANG=C", "LC_ALL=C"])
         try await cleaningUp({ try? await server.stop(); try? FileManager.default.removeItem(atPath: dir) }) {
@@ -103,6 +117,7 @@ struct TmuxProgressTests {
                     screens.append(screen)
                     return screen.lastRow.map(PaneBar.looksLikeABar) ?? false
                 }
+                gate.openFully()
                 let final = try await tmux.waitForScreen("swget's exit", timeout: .seconds(60)) { screen in
                     screens.append(screen)
                     return screen.finished
