@@ -152,12 +152,30 @@ final class HTTPConnection: Sendable {
         }
     }
 
-    /// Streams the body of the last response into `spec`'s sink. Events end with `.end` or `.failed`.
-    func receiveBody(_ spec: SinkSpec) -> AsyncStream<BodyEvent> {
+    /// Streams the body of the last response into `spec`'s sink, handing each event to `handle`
+    /// (events end with `.end` or `.failed`).
+    ///
+    /// Returns only when the sink is let go: whatever ended the events (the body's end, a
+    /// failure, or the calling task's cancellation, which ends an `AsyncStream` at once while
+    /// the channel may still be reading), no byte of this body is written after this returns.
+    /// A body still streaming then is abandoned and the connection closed. So the caller may
+    /// close, truncate or reuse the file descriptor: a write through a closed descriptor whose
+    /// number was reused would land in some other transfer's file.
+    func streamBody(_ spec: SinkSpec, _ handle: (BodyEvent) async -> Void) async {
         let (stream, continuation) = AsyncStream.makeStream(of: BodyEvent.self)
         let handler = self.handler
         channel.eventLoop.execute { handler.value.receiveBody(spec, events: continuation) }
-        return stream
+        for await event in stream {
+            await handle(event)
+        }
+        // Same event loop, queued after the start above: by the time this runs, the body has
+        // ended or is streaming, and every write the sink did has returned.
+        let released = channel.eventLoop.makePromise(of: Void.self)
+        channel.eventLoop.execute {
+            handler.value.abandonBody()
+            released.succeed()
+        }
+        try? await released.futureResult.get()
     }
 
     /// Tells a data sink that `count` delivered bytes were consumed.
@@ -169,14 +187,11 @@ final class HTTPConnection: Sendable {
     /// Reads and drops the rest of the current body (at most `limit` bytes). Returns true when
     /// the connection is clean for another request.
     func drainBody(limit: Int64) async -> Bool {
-        for await event in receiveBody(.discard(limit: limit)) {
-            switch event {
-            case .end: return true
-            case .failed: return false
-            case .progress, .data: continue
-            }
+        var clean = false
+        await streamBody(.discard(limit: limit)) { event in
+            if case .end = event { clean = true }
         }
-        return false
+        return clean
     }
 
     func close() {

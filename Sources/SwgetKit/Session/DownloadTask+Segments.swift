@@ -154,7 +154,7 @@ extension DownloadTask {
         var ended = false
         let spec = SinkSpec.file(fd: sink.fd, progressInterval: .milliseconds(100),
                                  segment: SegmentWindow(start: range.start, end: end))
-        for await event in connection.receiveBody(spec) {
+        await connection.streamBody(spec) { event in
             switch event {
             case .progress(let count):
                 received = count

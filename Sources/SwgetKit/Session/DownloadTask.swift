@@ -148,8 +148,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
 
         var failure: SessionError?
         var written: Int64 = 0
-        let stream = connection.receiveBody(.file(fd: sink.fd, progressInterval: .milliseconds(100), transform: transform))
-        for await event in stream {
+        await connection.streamBody(.file(fd: sink.fd, progressInterval: .milliseconds(100), transform: transform)) { event in
             switch event {
             case .progress(let count):
                 let delta = count - written

@@ -243,7 +243,7 @@ public final class DataTask: SessionTask, @unchecked Sendable {
             session.pool.release(connection, reusable: false)
             throw error
         }
-        for await event in connection.receiveBody(.data(highWatermark: 1 << 20, transform: transform)) {
+        await connection.streamBody(.data(highWatermark: 1 << 20, transform: transform)) { event in
             switch event {
             case .data(let bytes):
                 mutable.withLockedValue { $0.bytesReceived += Int64(bytes.count) }
