@@ -34,6 +34,9 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let idleTimeout: TimeAmount
     private var lastActivity = NIODeadline.now()
     private var idleCheck: RepeatedTask?
+    /// When the idle check last ran, and how often it should.
+    private var lastIdleCheck = NIODeadline.now()
+    private var idleCheckInterval = TimeAmount.zero
     /// Why the TLS layer refused the server, when our trust callback said so.
     let trustFailure: TrustFailureBox
 
@@ -120,6 +123,14 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .failed(let error): fail(error, context: context)
         case nil: if !sink.isPaused { context?.read() }
         }
+    }
+
+    /// The driver stopped listening to the body's events (cancelled mid-body): if the body is
+    /// still streaming, its sink is abandoned now and the connection closed, so nothing more is
+    /// written. A body that ended already is left alone.
+    func abandonBody() {
+        guard case .streaming = state else { return }
+        fail(SessionError.cancelled.with("the transfer stopped listening to the body"), context: context)
     }
 
     /// A data consumer caught up by `count` bytes: reading resumes if it was paused.
@@ -275,8 +286,10 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func startIdleCheck(context: ChannelHandlerContext) {
         lastActivity = .now()
+        lastIdleCheck = lastActivity
         guard idleCheck == nil else { return }
         let interval = TimeAmount.nanoseconds(max(idleTimeout.nanoseconds / 4, 10_000_000))
+        idleCheckInterval = interval
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         idleCheck = context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
             loopBound.value.checkIdle()
@@ -285,11 +298,19 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func checkIdle() {
         guard let context else { return }
+        let now = NIODeadline.now()
+        defer { lastIdleCheck = now }
+        if now - lastIdleCheck > idleCheckInterval * 2 {
+            // This check ran late: the event loop was busy (or the process starved), so bytes may
+            // be waiting unread in the socket. That time was ours, not the server's silence.
+            lastActivity = now
+            return
+        }
         switch state {
         case .streaming(let sink, _) where sink.isPaused || delayedRead != nil:
             break  // not reading: a slow consumer or the rate limit, not a silent server
         case .awaitingHead, .streaming:
-            if NIODeadline.now() - lastActivity >= idleTimeout {
+            if now - lastActivity >= idleTimeout {
                 let seconds = Double(idleTimeout.nanoseconds) / 1e9
                 fail(SessionError.readTimedOut.with("no data received for \(seconds.formatted1) s"), context: context)
             }
