@@ -47,7 +47,8 @@ struct ConnectTests {
             #expect(error == SessionError.timedOut)
             #expect(error.category == .network)
         }
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // The system's own SYN retries would take minutes; a loaded machine may add seconds.
+        #expect(ContinuousClock.now - started < .seconds(30))
     }
 
     struct SocketError: Error {}

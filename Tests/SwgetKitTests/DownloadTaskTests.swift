@@ -155,7 +155,8 @@ struct DownloadTaskTests {
 
     @Test func cancelStopsARunningDownloadAndKeepsThePart() async throws {
         let dir = try makeTemporaryDirectory()
-        try await withServer({ _ in .ok(bytes(1_000_000)).trickled(bytesPerWrite: 1000, every: .milliseconds(5)) }) { server in
+        // The body stalls after 10 kB, so the cancel always lands mid-body.
+        try await withServer({ _ in .ok(bytes(1_000_000)).stalling(afterBodyBytes: 10_000) }) { server in
             let delegate = RecordingDelegate()
             let task = Session(delegate: delegate).downloadTask(with: request(server.baseURL + "/c.bin"), destination: .directory(dir))
             task.resume()

@@ -116,18 +116,22 @@ struct SegmentedDownloadTests {
     /// the missing ranges.
     @Test func cancelledSegmentedDownloadResumesOnlyTheMissingRanges() async throws {
         let dir = try makeTemporaryDirectory()
+        // The open answer crawls, the ranges flow up to 100 kB each and wait there until the cancel
+        // (however slow the machine, the download cannot end first): several ranges are held.
+        let gate = BodyGate()
+        gate.open(to: 100_000)
         try await withServer({ request in
-            // The open answer crawls, the ranges flow: at the cancel, several ranges are held.
             let response = TestResponse.serving(Self.source, to: request, etag: "\"s1\"")
             return request.header("Range") == nil
                 ? response.trickled(bytesPerWrite: 1_000, every: .milliseconds(20))
-                : response.trickled(bytesPerWrite: 10_000, every: .milliseconds(10))
+                : response.trickled(bytesPerWrite: 10_000, every: .milliseconds(10), gate: gate)
         }) { server in
             let session = Session(configuration: Self.configuration())
             let task = session.downloadTask(with: request(server.baseURL + "/r.bin"), destination: .directory(dir))
             task.resume()
             while task.countOfBytesReceived < 300_000 { try await Task.sleep(for: .milliseconds(5)) }
             let data = try #require(await task.cancelProducingResumeData())
+            gate.openFully()
             let segments = try #require(data.segments)
             #expect(segments.count > 1, "\(segments)")
             let held = segments.reduce(Int64(0)) { $0 + $1.count }

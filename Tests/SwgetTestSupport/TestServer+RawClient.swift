@@ -15,8 +15,28 @@ extension TestServer {
         serverHostname: String = "localhost",
         timeout: Duration = .seconds(5)
     ) async throws -> [UInt8] {
+        // Its own thread, like the server's: never queued behind other tests' event-loop work.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        do {
+            let received = try await exchange(
+                on: group.next(), port: port, sending: bytes, tls: tls, serverHostname: serverHostname, timeout: timeout)
+            try await group.shutdownGracefully()
+            return received
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
+    }
+
+    private static func exchange(
+        on eventLoop: any EventLoop,
+        port: Int,
+        sending bytes: [UInt8],
+        tls: TLSConfiguration?,
+        serverHostname: String,
+        timeout: Duration
+    ) async throws -> [UInt8] {
         let sslContext = try tls.map { try NIOSSLContext(configuration: $0) }
-        let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
         let received = eventLoop.makePromise(of: [UInt8].self)
         let channel: Channel
         do {

@@ -9,6 +9,10 @@ import Synchronization
 /// It listens on 127.0.0.1 (and, when it can, ::1 on the same port) on an ephemeral port.
 /// Requests are parsed by NIOHTTP1; responses are formatted by hand from `TestResponse`, so they
 /// can be wrong on purpose. Call `stop()` at the end of each test.
+///
+/// Each server runs on its own event-loop thread, so a test's server never waits behind the
+/// sessions and servers of the tests running beside it (they share the process's two-thread
+/// singleton group, which a busy test can hold for seconds).
 public final class TestServer: Sendable {
     /// The listening port.
     public let port: Int
@@ -18,12 +22,14 @@ public final class TestServer: Sendable {
 
     private let core: Core
     private let listeners: [Channel]
+    private let group: MultiThreadedEventLoopGroup
 
-    private init(port: Int, baseURL: String, core: Core, listeners: [Channel]) {
+    private init(port: Int, baseURL: String, core: Core, listeners: [Channel], group: MultiThreadedEventLoopGroup) {
         self.port = port
         self.baseURL = baseURL
         self.core = core
         self.listeners = listeners
+        self.group = group
     }
 
     /// Starts a server. `handler` is called once per request, on one of the server's threads.
@@ -33,7 +39,8 @@ public final class TestServer: Sendable {
     ) async throws -> TestServer {
         let core = Core(handler: handler)
         let sslContext = try tls.map { try NIOSSLContext(configuration: $0.serverConfiguration()) }
-        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -50,7 +57,13 @@ public final class TestServer: Sendable {
                     try pipeline.addHandler(TestServerHandler(connectionID: id, core: core))
                 }
             }
-        let v4 = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
+        let v4: Channel
+        do {
+            v4 = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
         let port = v4.localAddress?.port ?? 0
         var listeners = [v4]
         // Best effort, so that "localhost" works whichever address the client tries first.
@@ -58,7 +71,7 @@ public final class TestServer: Sendable {
             listeners.append(v6)
         }
         let baseURL = tls == nil ? "http://127.0.0.1:\(port)" : "https://localhost:\(port)"
-        return TestServer(port: port, baseURL: baseURL, core: core, listeners: listeners)
+        return TestServer(port: port, baseURL: baseURL, core: core, listeners: listeners, group: group)
     }
 
     /// Every request received so far, in the order they were completed.
@@ -71,15 +84,17 @@ public final class TestServer: Sendable {
         core.state.withLock { $0.connectionCount }
     }
 
-    /// Closes the listeners and every open connection, stalled ones included.
+    /// Closes the listeners and every open connection, stalled ones included, and ends the
+    /// server's thread. A second call does nothing.
     public func stop() async throws {
-        let open = core.stop()
+        guard let open = core.stop() else { return }
         for listener in listeners {
             try await Self.close(listener)
         }
         for channel in open {
             try await Self.close(channel)
         }
+        try await group.shutdownGracefully()
     }
 
     private static func close(_ channel: Channel) async throws {
@@ -130,8 +145,10 @@ extension TestServer {
         }
 
         /// Refuses new connections and returns the open ones.
-        func stop() -> [Channel] {
+        /// The connections still open, or nil when the server was already stopped.
+        func stop() -> [Channel]? {
             state.withLock { state in
+                guard !state.stopped else { return nil }
                 state.stopped = true
                 return Array(state.open.values)
             }
