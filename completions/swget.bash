@@ -244,7 +244,6 @@ _swget() {
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'help' -- "${cur}"))
         ;;
     esac
 }

@@ -113,5 +113,3 @@ complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "s
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" max-filesize' -l 'max-filesize' -d 'Refuse files larger than SIZE after decoding (bytes, or with k, M, G: 500k, 2G); exit 1.' -rfka ''
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" version' -l 'version' -d 'Show the version.'
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" h help' -s 'h' -l 'help' -d 'Show help information.'
-complete -c 'swget' -n '__swget_should_offer_completions_for_positional "swget" -eq 1' -fa 'help' -d 'Show subcommand help information.'
-complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget help" version' -l 'version' -d 'Show the version.'

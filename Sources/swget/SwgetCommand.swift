@@ -184,6 +184,10 @@ struct SwgetCommand: AsyncParsableCommand {
             }
         } catch {
             let code = exitCode(for: error)
+            if code == .success, let shell = CompletionScript.requestedShell(in: Array(CommandLine.arguments.dropFirst())) {
+                print(CompletionScript.withoutHelpSubcommand(fullMessage(for: error), shell: shell))
+                Glibc.exit(ExitStatus.success.rawValue)
+            }
             if code == .validationFailure {
                 // ArgumentParser's message already ends with "See 'swget --help' ...".
                 Terminal.write(fullMessage(for: error) + "\n")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import SwgetTestSupport
+@testable import swget
 
 /// The man page and the shell completions are generated from the built binary's ArgumentParser
 /// declarations and committed. These tests regenerate them and fail when the committed files
@@ -110,6 +111,29 @@ struct GeneratedDocsTests {
         let fishProbe = #"source $argv[1]; complete -C 'swget --output-d'"#
         let fish = try await check("fish", ["-c", fishProbe], file: "completions/swget.fish")
         #expect(fish.stdoutText.hasPrefix("--output-document\t"), "fish completion of --output-d: \(fish.stdoutText)")
+
+        // No phantom `help` subcommand (ArgumentParser injects one; swget would fetch http://help).
+        let bashFirstWord = try await check("bash", ["-c", """
+            source "$1"
+            COMP_LINE="swget h"; COMP_POINT=${#COMP_LINE}; COMP_WORDS=(swget h); COMP_CWORD=1
+            _swget swget h swget
+            printf '%s\\n' "${COMPREPLY[@]}"
+            """, "probe"], file: "completions/swget.bash")
+        #expect(!bashFirstWord.stdoutText.contains("help"), "bash offers: \(bashFirstWord.stdoutText)")
+        let fishFirstWord = try await check("fish", ["-c", #"source $argv[1]; complete -C 'swget h'"#], file: "completions/swget.fish")
+        #expect(!fishFirstWord.stdoutText.contains("help"), "fish offers: \(fishFirstWord.stdoutText)")
+        let zsh = try #require(files["completions/_swget"])
+        #expect(!zsh.contains("help:Show subcommand help") && !zsh.contains("->command"), "zsh offers a help subcommand")
+    }
+
+    @Test func completionRequestsAreRecognised() {
+        #expect(CompletionScript.requestedShell(in: ["--generate-completion-script", "zsh"]) == "zsh")
+        #expect(CompletionScript.requestedShell(in: ["-q", "--generate-completion-script=fish"]) == "fish")
+        #expect(CompletionScript.requestedShell(in: ["--", "--generate-completion-script", "bash"]) == nil)
+        #expect(CompletionScript.requestedShell(in: ["http://x/"]) == nil)
+        let bash = "a\n    COMPREPLY+=($(compgen -W 'help' -- \"${cur}\"))\nb"
+        #expect(CompletionScript.withoutHelpSubcommand(bash, shell: "bash") == "a\nb")
+        #expect(CompletionScript.withoutHelpSubcommand(bash, shell: "elvish") == bash)
     }
 
     @Test func manPageHasTheTemplateSectionsAndEscapes() async throws {
