@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import SwgetKit
 import SwgetTestSupport
@@ -31,6 +32,42 @@ struct SegmentedDownloadTests {
             #expect(server.connectionCount >= 4)
         }
         #expect(files(in: dir) == ["s.bin"])
+    }
+
+    /// Progress from several connections reaches the delegate as from one driver: one call at a
+    /// time (each call sleeps a little, so overlapping calls would be caught), totals that never
+    /// go backwards, deltas that add up to them, and the whole file counted by the end.
+    @Test func progressOfAllSegmentsReachesTheDelegateOneCallAtATimeInOrder() async throws {
+        final class ProgressAudit: SessionDelegate {
+            struct State { var inside = 0; var overlaps = 0; var totals: [Int64] = []; var deltas: Int64 = 0 }
+            let state = Mutex(State())
+            func downloadTask(_ task: DownloadTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
+                              totalBytesExpectedToWrite: Int64?) async {
+                state.withLock { s in
+                    s.inside += 1
+                    if s.inside > 1 { s.overlaps += 1 }
+                    s.totals.append(totalBytesWritten)
+                    s.deltas += bytesWritten
+                }
+                try? await Task.sleep(for: .milliseconds(2))
+                state.withLock { $0.inside -= 1 }
+            }
+        }
+        let dir = try makeTemporaryDirectory()
+        let audit = ProgressAudit()
+        try await withServer({ request in
+            TestResponse.serving(Self.source, to: request, etag: "\"s1\"").trickled(bytesPerWrite: 20_000, every: .milliseconds(5))
+        }) { server in
+            let session = Session(configuration: Self.configuration(), delegate: audit)
+            let (path, _) = try await session.download(request(server.baseURL + "/p.bin"), to: .directory(dir))
+            #expect(fingerprint(contents(path)) == fingerprint(Self.source))
+            #expect(Self.ranged(server.requests).count >= 2, "the download really was segmented")
+        }
+        let state = audit.state.withLock { $0 }
+        #expect(state.overlaps == 0, "delegate calls overlapped \(state.overlaps) times")
+        #expect(state.totals == state.totals.sorted(), "totals went backwards: \(state.totals)")
+        #expect(state.totals.last == Int64(Self.source.count))
+        #expect(state.deltas == Int64(Self.source.count), "the deltas add up to the file")
     }
 
     @Test func aConnectionDyingMidSegmentIsTakenOverByAnother() async throws {

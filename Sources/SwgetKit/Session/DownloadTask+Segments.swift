@@ -52,12 +52,20 @@ extension DownloadTask {
             throw SessionError.restart("no segment to start with")
         }
         let opening = OpenSegment(range: range, end: end, connection: connection, framing: framing)
+        // The workers only say that bytes landed; one reporter tells the delegate, so its calls
+        // for this task stay one at a time and in order (totals never go backwards), as
+        // SessionDelegate promises. Signals that come while a call runs are folded into one.
+        let (landed, progressed) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        async let reporting: Void = {
+            for await _ in landed { await self.reportSegmentProgress(board, sink: sink, expected: expected) }
+            await self.reportSegmentProgress(board, sink: sink, expected: expected)
+        }()
         let failures = await withTaskGroup(of: SessionError?.self) { group -> [SessionError] in
             group.addTask { await self.runWorker(0, board: board, sink: sink, response: response,
-                                                 first: opening, expected: expected) }
+                                                 first: opening, progressed: progressed) }
             for worker in 1..<max(1, workers) {
                 group.addTask { await self.runWorker(worker, board: board, sink: sink, response: response,
-                                                     first: nil, expected: expected) }
+                                                     first: nil, progressed: progressed) }
             }
             var failures: [SessionError] = []
             for await failure in group {
@@ -67,6 +75,8 @@ extension DownloadTask {
             }
             return failures
         }
+        progressed.finish()
+        await reporting
         recordSegments(board, sink: sink, force: true)
         if let reason = mutable.withLockedValue({ $0.cancellation }) { throw reason }
         if let restart = failures.first(where: { $0.code == .restart }) {
@@ -85,7 +95,7 @@ extension DownloadTask {
     /// taking. Transient failures give the segment back and try again (three times in a row at
     /// most); an answer that is not the same file restarts the download.
     private func runWorker(_ worker: Int, board: SegmentBoard, sink: Sink, response: Response,
-                           first: OpenSegment?, expected: Int64) async -> SessionError? {
+                           first: OpenSegment?, progressed: AsyncStream<Void>.Continuation) async -> SessionError? {
         var first = first
         var failuresInARow = 0
         while let (range, end) = first.map({ ($0.range, $0.end) }) ?? board.assign(worker) {
@@ -112,7 +122,7 @@ extension DownloadTask {
             }
             board.track(worker, connection)
             let outcome = await fetch(range, end: end, worker: worker, board: board, sink: sink, on: connection,
-                                      framing: framing, expected: expected)
+                                      framing: framing, progressed: progressed)
             board.track(worker, nil)
             switch outcome {
             case .complete:
@@ -148,7 +158,8 @@ extension DownloadTask {
 
     /// Streams one segment into the part file at its offsets.
     private func fetch(_ range: ByteRange, end: SegmentEnd, worker: Int, board: SegmentBoard, sink: Sink,
-                       on connection: HTTPConnection, framing: ResponseFraming, expected: Int64) async -> SegmentOutcome {
+                       on connection: HTTPConnection, framing: ResponseFraming,
+                       progressed: AsyncStream<Void>.Continuation) async -> SegmentOutcome {
         var received: Int64 = 0
         var failure: SessionError?
         var ended = false
@@ -159,7 +170,7 @@ extension DownloadTask {
             case .progress(let count):
                 received = count
                 board.received(worker, upTo: range.start + count)
-                await reportSegmentProgress(board, sink: sink, expected: expected)
+                progressed.yield()
             case .end(let bytes, _):
                 received = bytes
                 ended = true
@@ -170,7 +181,7 @@ extension DownloadTask {
             }
         }
         board.received(worker, upTo: range.start + received)
-        await reportSegmentProgress(board, sink: sink, expected: expected)
+        progressed.yield()
         let reachedEnd = range.start + received >= end.value
         session.pool.release(connection, reusable: ended && failure == nil && framing.keepAlive)
         if let failure, failure.code != .segmentEnded {
