@@ -200,14 +200,20 @@ final class Reporter: SessionDelegate {
     func downloadTask(_ task: DownloadTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
                       totalBytesExpectedToWrite: Int64?) async {
         let now = Terminal.now()
-        let (t, emitJSON) = transfers.withLock { all -> (Transfer?, Bool) in
-            guard var t = all[task.taskIdentifier] else { return (nil, false) }
+        let (t, emitJSON, dotText) = transfers.withLock { all -> (Transfer?, Bool, String) in
+            guard var t = all[task.taskIdentifier] else { return (nil, false, "") }
             t.received = totalBytesWritten
             t.expected = totalBytesExpectedToWrite
             t.rate.add(bytes: bytesWritten, at: now)
             let emit = options.indicator == .json && t.throttle.shouldEmit(at: now)
+            var dotText = ""
+            if case .dot(let style) = options.indicator {
+                var dots = t.dots ?? DotProgress(style: style, expectedTotal: t.expected, resumedFrom: t.resumedFrom)
+                dotText = dots.advance(to: t.received, at: now - t.start)  // seconds into this transfer
+                t.dots = dots
+            }
             all[task.taskIdentifier] = t
-            return (t, emit)
+            return (t, emit, dotText)
         }
         guard let t else { return }
         switch options.indicator {
@@ -217,15 +223,8 @@ final class Reporter: SessionDelegate {
                 line.expected = t.expected
                 line.rate = t.rate.bytesPerSecond
             }
-        case .dot(let style):
-            let text = transfers.withLock { all -> String in
-                var dots = all[task.taskIdentifier]?.dots
-                    ?? DotProgress(style: style, expectedTotal: t.expected, resumedFrom: t.resumedFrom)
-                let text = dots.advance(to: t.received, at: now - t.start)  // seconds into this transfer
-                all[task.taskIdentifier]?.dots = dots
-                return text
-            }
-            if !text.isEmpty { Terminal.write(text) }
+        case .dot:
+            if !dotText.isEmpty { Terminal.write(dotText) }
         case .json:
             if emitJSON {
                 emit(.progress(url: t.url, received: t.received, expected: t.expected, rate: t.rate.bytesPerSecond))

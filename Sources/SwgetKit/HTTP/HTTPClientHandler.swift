@@ -34,9 +34,10 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let idleTimeout: TimeAmount
     private var lastActivity = NIODeadline.now()
     private var idleCheck: RepeatedTask?
-    /// When the idle check last ran, and how often it should.
+    /// When the idle check last ran.
     private var lastIdleCheck = NIODeadline.now()
-    private var idleCheckInterval = TimeAmount.zero
+    /// How often the idle check runs: a quarter of the timeout, at least every 10 ms.
+    private var idleCheckInterval: TimeAmount { .nanoseconds(max(idleTimeout.nanoseconds / 4, 10_000_000)) }
     /// Why the TLS layer refused the server, when our trust callback said so.
     let trustFailure: TrustFailureBox
 
@@ -288,8 +289,7 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         lastActivity = .now()
         lastIdleCheck = lastActivity
         guard idleCheck == nil else { return }
-        let interval = TimeAmount.nanoseconds(max(idleTimeout.nanoseconds / 4, 10_000_000))
-        idleCheckInterval = interval
+        let interval = idleCheckInterval
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         idleCheck = context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
             loopBound.value.checkIdle()

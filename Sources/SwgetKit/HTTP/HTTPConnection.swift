@@ -165,11 +165,16 @@ final class HTTPConnection: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: BodyEvent.self)
         let handler = self.handler
         channel.eventLoop.execute { handler.value.receiveBody(spec, events: continuation) }
+        var ended = false
         for await event in stream {
+            if case .end = event { ended = true }
+            if case .failed = event { ended = true }
             await handle(event)
         }
-        // Same event loop, queued after the start above: by the time this runs, the body has
-        // ended or is streaming, and every write the sink did has returned.
+        // The handler lets go of the sink before it sends `.end` or `.failed`. Without either,
+        // the caller's task was cancelled mid-body: stop the sink on its event loop, queued
+        // after the start above, so every write it did has returned when this does.
+        guard !ended else { return }
         let released = channel.eventLoop.makePromise(of: Void.self)
         channel.eventLoop.execute {
             handler.value.abandonBody()
