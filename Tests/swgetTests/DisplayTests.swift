@@ -1,6 +1,6 @@
 import Synchronization
 import Testing
-@testable import swget
+@testable import SwgetCLI
 
 /// The bar block and the lines it draws, without a terminal: output is captured and replayed
 /// on a tiny screen model that understands the few escape sequences swget uses.

@@ -1,5 +1,5 @@
 import Testing
-@testable import swget
+@testable import SwgetCLI
 
 /// One real `wget --progress=dot:<style>` run (GNU Wget 1.21.3 against a local server), its
 /// output between the "Saving to:" line and the "saved" line pasted verbatim, and times that

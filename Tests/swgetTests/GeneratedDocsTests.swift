@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import SwgetTestSupport
-@testable import swget
+@testable import SwgetCLI
+@testable import SwgetDocs
 
 /// The man page and the shell completions are generated from the built binary's ArgumentParser
 /// declarations and committed. These tests regenerate them and fail when the committed files

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import swget
+@testable import SwgetCLI
 
 @Suite("JSONProgress: one JSON object per line")
 struct JSONProgressTests {

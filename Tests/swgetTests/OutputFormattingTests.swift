@@ -1,5 +1,5 @@
 import Testing
-@testable import swget
+@testable import SwgetCLI
 
 @Suite("Progress line, units and exit status")
 struct OutputFormattingTests {

@@ -1,5 +1,8 @@
 import Foundation
 
+// The man page renderer: docs tooling, used by scripts/generate-docs (through the drift test in
+// Tests/swgetTests/GeneratedDocsTests.swift). Never linked into the swget binary.
+
 /// The part of `swget --experimental-dump-help` (ArgumentParser's ToolInfoV0 JSON) that the man
 /// page uses. Unknown keys are ignored; a missing required key fails the decoding.
 struct ToolInfo: Decodable {

@@ -4,7 +4,7 @@ import SwgetKit
 import Glibc
 #endif
 
-@main
+
 struct SwgetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "swget",
@@ -380,5 +380,13 @@ struct SwgetCommand: AsyncParsableCommand {
 extension Substring {
     var trimmingSpaces: String {
         String(drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
+    }
+}
+
+/// The command's entry point, for the `swget` executable's `main.swift`.
+public enum Swget {
+    /// Parses `CommandLine.arguments`, runs the downloads and exits with wget's exit status.
+    public static func main() async {
+        await SwgetCommand.main()
     }
 }
