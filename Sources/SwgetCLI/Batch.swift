@@ -66,29 +66,25 @@ struct Batch: Sendable {
             return Outcome(status: .generic)
         }
         let task = session.downloadTask(with: request, destination: destination)
-        let error = await task.completion()
+        let error = await task.outcome()
         let url = request.url.absoluteString
         if let skipped = task.skippedExistingFile {
-            reporter.reportSkipped(skipped)
+            reporter.reportSkipped(skipped.path(percentEncoded: false))
             return Outcome(status: .success, skipped: true)
-        }
-        if let response = reporter.httpFailure(of: task) {
-            // With --content-on-error the body was saved, but the answer is still an error.
-            reporter.reportFailure(url: url, message: "server answered \(response.statusCode) \(response.reasonPhrase)",
-                                   exitCode: ExitStatus.serverError.rawValue)
-            return Outcome(status: .serverError)
         }
         guard let error else { return Outcome(status: .success, bytes: task.countOfBytesReceived) }
         if let signal = interruption.signal {
             var message = "interrupted"
             if let part = task.partialFile, let kept = error.resumeData?.bytesOnDisk {
-                message += "; \(Units.bytes(kept)) kept in '\(part)'. Run the same command again to continue."
+                message += "; \(Units.bytes(kept)) kept in '\(Terminal.relativePath(part.path(percentEncoded: false)))'. Run the same command again to continue."
             }
             reporter.reportFailure(url: url, message: message, exitCode: 128 + signal)
             return Outcome(status: .generic)
         }
         var message = error.message
-        if let part = task.partialFile { message += " (partial data kept in '\(part)'; run the same command again to continue)" }
+        if let part = task.partialFile {
+            message += " (partial data kept in '\(Terminal.relativePath(part.path(percentEncoded: false)))'; run the same command again to continue)"
+        }
         let status = ExitStatus(error)
         reporter.reportFailure(url: url, message: message, exitCode: status.rawValue)
         return Outcome(status: status)
@@ -102,17 +98,17 @@ struct Batch: Sendable {
         }
         request.method = "HEAD"
         let task = session.dataTask(with: request)
-        let error = await task.completion()
+        let error = await task.outcome()
         let url = request.url.absoluteString
-        if let response = reporter.httpFailure(of: task) {
-            reporter.reportFailure(url: url, message: "server answered \(response.statusCode) \(response.reasonPhrase)",
-                                   exitCode: ExitStatus.serverError.rawValue)
-            return Outcome(status: .serverError)
-        }
         if let error {
             let status = ExitStatus(error)
             reporter.reportFailure(url: url, message: error.message, exitCode: status.rawValue)
             return Outcome(status: status)
+        }
+        if let response = task.response, response.statusCode >= 300 {
+            reporter.reportFailure(url: url, message: "server answered \(response.statusCode) \(response.reasonPhrase)",
+                                   exitCode: ExitStatus.serverError.rawValue)
+            return Outcome(status: .serverError)
         }
         reporter.reportExists(url: url, response: task.response)
         return Outcome(status: .success)

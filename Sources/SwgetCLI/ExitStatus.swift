@@ -20,8 +20,9 @@ enum ExitStatus: Int32, Comparable, Sendable {
         case .network: self = .network
         case .tls: self = .tlsVerification
         case .protocol: self = .protocol
-        case .usage, .generic, .cancelled: self = .generic
-        @unknown default: self = .generic
+        case .httpStatus: self = .serverError
+        case .authentication: self = .authentication
+        default: self = .generic
         }
     }
 

@@ -40,7 +40,6 @@ final class Reporter: SessionDelegate {
         var expected: Int64?
         var rate: RateMeter
         var resumedFrom: Int64 = 0
-        var httpFailure: Response?
         var status = 0
         var dots: DotProgress?
         var throttle = ProgressThrottle()
@@ -61,33 +60,29 @@ final class Reporter: SessionDelegate {
         block = options.indicator == .bar ? BarBlock(filesTotal: options.filesTotal, ascii: options.ascii) : nil
     }
 
-    /// The response of a task that failed because the server answered with an error status.
-    func httpFailure(of task: SessionTask) -> Response? {
-        transfers.withLock { $0[task.taskIdentifier]?.httpFailure }
-    }
-
     // MARK: what the command reports
 
     /// A failed URL: one line `swget: URL: cause` (a JSON `error` event in JSON mode).
     func reportFailure(url: String, message: String, exitCode: Int32) {
+        let url = URLDisplay.maskedString(url)
         if options.indicator == .json {
             emit(.error(url: url, message: message, exitCode: exitCode))
         } else {
-            say("swget: \(url): \(message)", always: true)
+            say("swget: \(DisplayText.sanitize(url)): \(DisplayText.sanitize(message))", always: true)
         }
     }
 
     /// A download skipped because its file exists (`-nc`).
     func reportSkipped(_ path: String) {
         block?.finish(-1, permanent: nil)
-        say("File '\(path)' already there; not retrieving.", brief: true)
+        say("File '\(DisplayText.sanitize(Terminal.relativePath(path)))' already there; not retrieving.", brief: true)
     }
 
     /// `--spider`: the URL answered with success.
     func reportExists(url: String, response: Response?) {
         guard let response else { return }
         let length = response.headers["Content-Length"].flatMap { Int64($0) }.map { ", \(Units.bytes($0))" } ?? ""
-        say("\(url): remote file exists (\(response.statusCode) \(response.reasonPhrase)\(length))", brief: true)
+        say("\(DisplayText.sanitize(URLDisplay.maskedString(url))): remote file exists (\(response.statusCode) \(DisplayText.sanitize(response.reasonPhrase))\(length))", brief: true)
     }
 
     /// After several files: `Downloaded 9 of 10 files (1 failed): 12.3 MiB in 2.1s (5.8 MiB/s)`.
@@ -106,33 +101,64 @@ final class Reporter: SessionDelegate {
 
     // MARK: SessionDelegate
 
-    func task(_ task: SessionTask, willPerformRedirection response: Response, newRequest: Request) async -> RedirectDecision {
-        if options.serverResponse && options.indicator != .json {
-            say(headerText(response) + "Location: \(newRequest.url.absoluteString) [following]")
+    func task(_ task: SessionTask, didEmit event: TaskEvent) async {
+        switch event {
+        case .redirected(let response, let request):
+            redirected(task, response: response, to: request)
+        case .response(let response):
+            received(task, response: response)
+        case .destinationCreated(let url):
+            created(task, at: url.path(percentEncoded: false))
+        case .resumed(let offset, let expected):
+            resumed(task, at: offset, expected: expected)
+        case .restarted(let reason):
+            if options.indicator != .json { say("swget: \(urlText(task)): \(DisplayText.sanitize(reason)); starting over") }
+        case .wroteData(let bytes, let total, let expected):
+            wrote(task, bytes: bytes, total: total, expected: expected)
+        case .willRetry(let delay, let error, let attempt):
+            willRetry(task, after: delay, error: error, attempt: attempt)
+        case .warning(let text):
+            if options.indicator != .json { say("swget: warning: \(urlText(task)): \(DisplayText.sanitize(text))") }
+        case .finishedDownloading(let url):
+            if let download = task as? DownloadTask { finished(download, at: url.path(percentEncoded: false)) }
+        case .completed(let error):
+            guard error != nil else { return }
+            finishDots(task)
+            block?.finish(task.taskIdentifier, permanent: nil)
+        case .data:
+            break
         }
-        if options.indicator == .json {
-            emit(.redirect(from: response.url.absoluteString, to: newRequest.url.absoluteString, status: response.statusCode))
-        }
-        return .follow(newRequest)
     }
 
-    func task(_ task: SessionTask, didReceive response: Response) async -> ResponseDisposition {
+    func downloadTask(_ task: DownloadTask, shouldDecodePayloadOfMIMEType mimeType: String?) async -> Bool {
+        options.gunzip
+    }
+
+    private func redirected(_ task: SessionTask, response: Response, to request: Request) {
+        if options.indicator == .json {
+            emit(.redirect(from: URLDisplay.maskedString(response.url.absoluteString),
+                           to: URLDisplay.maskedString(request.url.absoluteString), status: response.statusCode))
+        } else if options.serverResponse {
+            say(headerText(response) + "Location: \(URLDisplay.forDisplay(request.url)) [following]")
+        }
+    }
+
+    private func received(_ task: SessionTask, response: Response) {
         if options.serverResponse && options.indicator != .json {
             var text = headerText(response)
-            if options.decodesContent, let coding = response.headers["Content-Encoding"],
-               let codings = ContentCoding.parse(coding), !codings.isEmpty, response.isSuccess || options.acceptErrorStatus {
-                text += "Decoding Content-Encoding: \(coding)\n"
+            // The library's own decision: what it undoes is what -S says it undoes.
+            if let codings = (task as? DownloadTask)?.decoding?.contentCodings, !codings.isEmpty {
+                text += "Decoding Content-Encoding: \(codings.map(\.rawValue).joined(separator: ", "))\n"
             }
             say(String(text.dropLast()))
         }
         let now = Terminal.now()
         let name = transfers.withLock { all -> String in
             // A new response (after a retry or a redirect) starts the progress again.
-            var t = Transfer(url: task.originalRequest.url.absoluteString, start: now)
+            var t = Transfer(url: URLDisplay.maskedString(task.originalRequest.url.absoluteString), start: now)
             t.name = all[task.taskIdentifier]?.name ?? ""
             t.expected = response.expectedContentLength
             t.status = response.statusCode
-            if !response.isSuccess { t.httpFailure = response }
             all[task.taskIdentifier] = t
             return t.name
         }
@@ -141,26 +167,24 @@ final class Reporter: SessionDelegate {
                 line = BarBlock.Line(name: name, expected: response.expectedContentLength, start: now)
             }
         }
-        let allowed = response.isSuccess || options.acceptErrorStatus
-        if options.indicator == .json && allowed {
-            emit(.start(url: task.originalRequest.url.absoluteString, name: name.isEmpty ? nil : name,
+        if options.indicator == .json && (response.isSuccess || options.acceptErrorStatus) {
+            emit(.start(url: URLDisplay.maskedString(task.originalRequest.url.absoluteString), name: name.isEmpty ? nil : name,
                         expected: response.expectedContentLength))
         }
-        return allowed ? .allow : .cancel
     }
 
-    func task(_ task: SessionTask, willRetryAfter delay: Duration, error: SessionError) async {
+    private func willRetry(_ task: SessionTask, after delay: Duration, error: SessionError, attempt: Int) {
         let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
-        let url = task.currentRequest.url.absoluteString
+        let url = URLDisplay.maskedString((error.url ?? task.currentRequest.url).absoluteString)
         if options.indicator == .json {
-            emit(.retry(url: url, attempt: task.attempt, delay: seconds, error: error.message))
+            emit(.retry(url: url, attempt: attempt, delay: seconds, error: error.message))
             return
         }
         finishDots(task)
-        say("swget: \(url): \(error.message); retrying in \(Units.duration(seconds))")
+        say("swget: \(DisplayText.sanitize(url)): \(DisplayText.sanitize(error.message)); retrying in \(Units.duration(seconds))")
     }
 
-    func downloadTask(_ task: DownloadTask, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64?) async {
+    private func resumed(_ task: SessionTask, at fileOffset: Int64, expected expectedTotalBytes: Int64?) {
         let now = Terminal.now()
         transfers.withLock {
             $0[task.taskIdentifier]?.resumedFrom = fileOffset
@@ -168,7 +192,8 @@ final class Reporter: SessionDelegate {
         }
         switch options.indicator {
         case .json:
-            emit(.resume(url: task.originalRequest.url.absoluteString, offset: fileOffset, expected: expectedTotalBytes))
+            emit(.resume(url: URLDisplay.maskedString(task.originalRequest.url.absoluteString), offset: fileOffset,
+                         expected: expectedTotalBytes))
         case .bar:
             block?.update(task.taskIdentifier, at: now, force: true) { line in
                 line.received = fileOffset
@@ -181,12 +206,8 @@ final class Reporter: SessionDelegate {
         }
     }
 
-    func downloadTask(_ task: DownloadTask, shouldDecodePayloadOfMIMEType mimeType: String?) async -> Bool {
-        options.gunzip
-    }
-
-    func downloadTask(_ task: DownloadTask, didCreateDestinationAt path: String) async {
-        let name = path == "-" ? "-" : displayName(path)
+    private func created(_ task: SessionTask, at path: String) {
+        let name = path == "/dev/stdout" ? "-" : displayName(path)
         let now = Terminal.now()
         let t = transfers.withLock { all -> Transfer? in
             all[task.taskIdentifier]?.name = name
@@ -197,8 +218,7 @@ final class Reporter: SessionDelegate {
         }
     }
 
-    func downloadTask(_ task: DownloadTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
-                      totalBytesExpectedToWrite: Int64?) async {
+    private func wrote(_ task: SessionTask, bytes bytesWritten: Int64, total totalBytesWritten: Int64, expected totalBytesExpectedToWrite: Int64?) {
         let now = Terminal.now()
         let (t, emitJSON, dotText) = transfers.withLock { all -> (Transfer?, Bool, String) in
             guard var t = all[task.taskIdentifier] else { return (nil, false, "") }
@@ -234,9 +254,10 @@ final class Reporter: SessionDelegate {
         }
     }
 
-    func downloadTask(_ task: DownloadTask, didFinishDownloadingTo path: String) async {
+    private func finished(_ task: DownloadTask, at location: String) {
         let now = Terminal.now()
         guard let t = transfers.withLock({ $0[task.taskIdentifier] }) else { return }
+        let path = location == "/dev/stdout" ? "-" : Terminal.relativePath(location)
         let elapsed = max(now - t.start, 1e-6)
         let size = task.countOfBytesReceived
         if options.indicator == .json {
@@ -256,10 +277,9 @@ final class Reporter: SessionDelegate {
         }
     }
 
-    func task(_ task: SessionTask, didCompleteWithError error: SessionError?) async {
-        guard error != nil else { return }
-        finishDots(task)
-        block?.finish(task.taskIdentifier, permanent: nil)
+    /// The task's URL for a message line: password masked, controls escaped.
+    private func urlText(_ task: SessionTask) -> String {
+        URLDisplay.forDisplay(task.originalRequest.url)
     }
 
     // MARK: helpers
@@ -296,7 +316,7 @@ final class Reporter: SessionDelegate {
             let codings = task.decodedCodings.map(\.rawValue).joined(separator: "+")
             sizes = "\(Units.bytes(decoded)), \(Units.bytes(size)) as \(codings)"
         }
-        let text = "'\(path)' \(where_) [\(sizes)\(resumed)] in \(Units.duration(elapsed)) (\(Units.rate(Double(fresh) / elapsed)))"
+        let text = "'\(DisplayText.sanitize(path))' \(where_) [\(sizes)\(resumed)] in \(Units.duration(elapsed)) (\(Units.rate(Double(fresh) / elapsed)))"
         return options.ascii ? asciiOnly(text) : text
     }
 
@@ -304,9 +324,10 @@ final class Reporter: SessionDelegate {
         "Continuing at \(Units.bytes(offset))" + (expected.map { " of \(Units.bytes($0))" } ?? "")
     }
 
+    /// `-S`: the head as received, every name and value sanitised for the terminal.
     private func headerText(_ response: Response) -> String {
-        var text = "  \(response.httpVersion) \(response.statusCode) \(response.reasonPhrase)\n"
-        for field in response.headers { text += "  \(field.name): \(field.value)\n" }
+        var text = "  \(response.httpVersion) \(response.statusCode) \(DisplayText.sanitize(response.reasonPhrase))\n"
+        for field in response.headers { text += "  \(DisplayText.sanitize(field.name)): \(DisplayText.sanitize(field.value))\n" }
         return text
     }
 
@@ -314,7 +335,7 @@ final class Reporter: SessionDelegate {
         // Strip the .part suffix and directories: the bar shows the name the file will have.
         var name = path.hasSuffix(".part") ? String(path.dropLast(5)) : path
         if let slash = name.lastIndex(of: "/") { name = String(name[name.index(after: slash)...]) }
-        return name
+        return DisplayText.sanitize(name)
     }
 }
 

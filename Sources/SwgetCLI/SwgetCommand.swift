@@ -267,7 +267,7 @@ struct SwgetCommand: AsyncParsableCommand {
             }
             for entry in InputList.entries(text) {
                 guard let request = makeRequest(entry.text) else {
-                    errors.append(("\(file):\(entry.line)", "invalid URL '\(entry.text)'; skipped"))
+                    errors.append(("\(file):\(entry.line)", "invalid URL '\(DisplayText.sanitize(entry.text))'; skipped"))
                     continue
                 }
                 jobs.append(Job(label: entry.text, request: request))
@@ -323,6 +323,7 @@ struct SwgetCommand: AsyncParsableCommand {
         destination.useContentDisposition = !noContentDisposition
         destination.trustServerNames = trustServerNames
         destination.continuePartial = continuePartial
+        destination.keepsErrorResponses = contentOnError
         return destination
     }
 
@@ -331,6 +332,7 @@ struct SwgetCommand: AsyncParsableCommand {
         guard !argument.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else { return nil }
         let text = argument.contains("://") ? argument : "http://" + argument
         guard var request = Request(string: text) else { return nil }
+        if let port = request.url.port, !(1...65535).contains(port) { return nil }
         for header in headers {
             if let (name, value) = parseHeader(header) { request.headers.add(name, value) }
         }

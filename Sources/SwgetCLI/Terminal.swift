@@ -31,8 +31,9 @@ enum Terminal {
         var text = text
         text.withUTF8 { buffer in
             var offset = 0
+            guard let base = buffer.baseAddress else { return }
             while offset < buffer.count {
-                let n = Glibc.write(STDERR_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+                let n = Glibc.write(STDERR_FILENO, base + offset, buffer.count - offset)
                 if n <= 0 {
                     if n < 0 && errno == EINTR { continue }
                     return
@@ -40,6 +41,21 @@ enum Terminal {
                 offset += n
             }
         }
+    }
+
+    /// The working directory, read once.
+    static let workingDirectory: String = {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }()
+
+    /// `path` as people gave it: relative to the working directory when it lies inside it
+    /// (the library reports absolute paths).
+    static func relativePath(_ path: String) -> String {
+        let cwd = workingDirectory
+        guard !cwd.isEmpty, path.hasPrefix(cwd + "/") else { return path }
+        return String(path.dropFirst(cwd.count + 1))
     }
 
     /// Monotonic seconds.

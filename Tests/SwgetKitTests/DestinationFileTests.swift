@@ -151,7 +151,7 @@ import Testing
         #expect(unique.finalPath.hasSuffix(".txt"))
         // Room is kept for both NAME.part and the resume state NAME.swget beside it.
         #expect(lastComponent(unique.partPath).utf8.count == 254)
-        #expect(lastComponent(ResumeStateFile.path(forPart: unique.partPath)).utf8.count == 255)
+        #expect(lastComponent(unique.paths?.statePath ?? "").utf8.count == 255)
         unique.abandon()
         let second = try #require(try DestinationFile.reserve(directory: dir, name: name, policy: .unique))
         #expect(lastComponent(second.partPath).utf8.count <= 255)

@@ -147,8 +147,8 @@ struct ResumeTests {
             // The resume data survives serialisation, as an app would store it.
             let restored = try #require(ResumeData(serialized: data.serialized()))
             let resumed = session.downloadTask(withResumeData: restored)
-            #expect(await resumed.completion() == nil)
-            #expect(resumed.location == dir + "/r.bin")
+            #expect(await resumed.outcome() == nil)
+            #expect(resumed.location?.path == dir + "/r.bin")
             #expect(delegate.resumedAt.withLock { $0 } == [data.bytesOnDisk])
             #expect(server.requests.last?.header("Range") == "bytes=\(data.bytesOnDisk)-")
         }
@@ -160,7 +160,7 @@ struct ResumeTests {
         let dir = try makeTemporaryDirectory()
         try await withServer({ request in TestResponse.serving(Self.source, to: request, etag: "\"e\"").closing(afterBodyBytes: 12_345) }) { server in
             let task = Session().downloadTask(with: request(server.baseURL + "/e.bin"), destination: .directory(dir))
-            let error = try #require(await task.completion())
+            let error = try #require(await task.outcome())
             #expect(error == SessionError.connectionClosed)
             let data = try #require(error.resumeData)
             #expect(data.bytesOnDisk == 12_345)
@@ -178,12 +178,12 @@ struct ResumeTests {
             var first = Self.fastRetries(1, background: "test-bg")
             first.retryPolicy = .none
             let failed = Session(configuration: first).downloadTask(with: request(server.baseURL + "/b.bin"), destination: .directory(dir))
-            #expect(await failed.completion() == SessionError.connectionClosed)
+            #expect(await failed.outcome() == SessionError.connectionClosed)
             #expect(files(in: dir) == ["b.bin.part", "b.bin.swget"])
             // A new "process": a new session with the same identifier and request continues.
             let again = Session(configuration: Self.fastRetries(background: "test-bg"))
             let task = again.downloadTask(with: request(server.baseURL + "/b.bin"), destination: .directory(dir))
-            #expect(await task.completion() == nil)
+            #expect(await task.outcome() == nil)
             #expect(server.requests.last?.header("Range") == "bytes=100000-")
             // Another identifier would not have adopted it.
         }
@@ -199,7 +199,7 @@ struct ResumeTests {
                                   partPath: dir + "/done.bin.part", finalPath: dir + "/done.bin")
             try Data(Self.source).write(to: URL(fileURLWithPath: data.partPath))
             let task = Session().downloadTask(withResumeData: data)
-            #expect(await task.completion() == nil)
+            #expect(await task.outcome() == nil)
             #expect(server.requests.count == 1)
         }
         #expect(files(in: dir) == ["done.bin"])
@@ -218,7 +218,7 @@ struct ResumeTests {
             #expect(response.statusCode == 200)
             #expect(contents(path) == Array("finally".utf8))
             let missing = session.downloadTask(with: request(server.baseURL + "/missing"), destination: .directory(dir))
-            _ = await missing.completion()
+            _ = await missing.outcome()
             #expect(missing.response?.statusCode == 404)
             #expect(server.requests.filter { $0.path == "/missing" }.count == 1)
         }
@@ -228,7 +228,7 @@ struct ResumeTests {
         let dir = try makeTemporaryDirectory()
         try await withServer({ request in TestResponse.serving(Self.source, to: request, etag: "\"g\"").closing(afterBodyBytes: 1000) }) { server in
             let task = Session(configuration: Self.fastRetries(3)).downloadTask(with: request(server.baseURL + "/g.bin"), destination: .directory(dir))
-            let error = try #require(await task.completion())
+            let error = try #require(await task.outcome())
             #expect(error.category == .network)
             #expect(error.resumeData?.bytesOnDisk == 3000)
             #expect(server.requests.count == 3)
@@ -239,7 +239,7 @@ struct ResumeTests {
 
 final class ResumeRecorder: SessionDelegate {
     let resumedAt = Mutex<[Int64]>([])
-    func downloadTask(_ task: DownloadTask, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64?) async {
-        resumedAt.withLock { $0.append(fileOffset) }
+    func task(_ task: SessionTask, didEmit event: TaskEvent) async {
+        if case .resumed(let fileOffset, _) = event { resumedAt.withLock { $0.append(fileOffset) } }
     }
 }

@@ -41,8 +41,8 @@ struct SegmentedDownloadTests {
         final class ProgressAudit: SessionDelegate {
             struct State { var inside = 0; var overlaps = 0; var totals: [Int64] = []; var deltas: Int64 = 0 }
             let state = Mutex(State())
-            func downloadTask(_ task: DownloadTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
-                              totalBytesExpectedToWrite: Int64?) async {
+            func task(_ task: SessionTask, didEmit event: TaskEvent) async {
+                guard case .wroteData(let bytesWritten, let totalBytesWritten, _) = event else { return }
                 state.withLock { s in
                     s.inside += 1
                     if s.inside > 1 { s.overlaps += 1 }
@@ -174,7 +174,7 @@ struct SegmentedDownloadTests {
             let held = segments.reduce(Int64(0)) { $0 + $1.count }
             let before = server.requests.count
             let resumed = session.downloadTask(withResumeData: data)
-            #expect(await resumed.completion() == nil)
+            #expect(await resumed.outcome() == nil)
             #expect(fingerprint(contents(dir + "/r.bin")) == fingerprint(Self.source))
             // The second run asked only for bytes it did not hold.
             for request in server.requests.dropFirst(before) {

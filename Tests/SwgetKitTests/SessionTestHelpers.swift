@@ -30,26 +30,31 @@ final class RecordingDelegate: SessionDelegate {
         return followRedirects ? .follow(newRequest) : .refuse
     }
     func task(_ task: SessionTask, didReceive response: Response) async -> ResponseDisposition {
-        record("response \(response.statusCode)")
         return cancelResponses ? .cancel : .allow
     }
-    func dataTask(_ task: DataTask, didReceive data: [UInt8]) async {
-        self.data.withLock { $0 += data }
-    }
-    func downloadTask(_ task: DownloadTask, didCreateDestinationAt path: String) async {
-        record("created \((path as NSString).lastPathComponent)")
-    }
-    func downloadTask(_ task: DownloadTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
-                      totalBytesExpectedToWrite: Int64?) async {
-        events.withLock { events in
-            if events.last?.hasPrefix("progress") != true { events.append("progress") }
+    func task(_ task: SessionTask, didEmit event: TaskEvent) async {
+        switch event {
+        case .response(let response):
+            record("response \(response.statusCode)")
+        case .data(let data):
+            self.data.withLock { $0 += data }
+        case .destinationCreated(let url):
+            record("created \(url.lastPathComponent)")
+        case .wroteData:
+            events.withLock { events in
+                if events.last?.hasPrefix("progress") != true { events.append("progress") }
+            }
+        case .finishedDownloading(let url):
+            record("finished \(url.lastPathComponent)")
+        case .completed(let error):
+            record("complete \(error.map { "\($0.category)" } ?? "ok")")
+        case .resumed(let offset, _):
+            record("resumed \(offset)")
+        case .restarted:
+            record("restarted")
+        case .willRetry, .redirected, .warning:
+            break
         }
-    }
-    func downloadTask(_ task: DownloadTask, didFinishDownloadingTo path: String) async {
-        record("finished \((path as NSString).lastPathComponent)")
-    }
-    func task(_ task: SessionTask, didCompleteWithError error: SessionError?) async {
-        record("complete \(error.map { "\($0.category)" } ?? "ok")")
     }
 }
 
@@ -64,6 +69,10 @@ func bytes(_ count: Int, seed: UInt8 = 7) -> [UInt8] {
 
 func contents(_ path: String) -> [UInt8]? {
     FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+}
+
+func contents(_ url: URL?) -> [UInt8]? {
+    url.flatMap { contents($0.path) }
 }
 
 func files(in directory: String) -> [String] {
@@ -93,4 +102,8 @@ func fingerprint(_ bytes: [UInt8]?) -> String {
     var hash: UInt64 = 0xcbf29ce484222325
     for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
     return "\(bytes.count) bytes #\(String(hash, radix: 16))"
+}
+
+func fingerprint(_ data: Data?) -> String {
+    fingerprint(data.map { [UInt8]($0) })
 }

@@ -149,7 +149,7 @@ struct SessionTests {
         let delegate = RecordingDelegate()
         try await withServer({ _ in .ok(body).chunked(65_000) }) { server in
             let task = Session(delegate: delegate).dataTask(with: request(server.baseURL + "/stream"))
-            #expect(await task.completion() == nil)
+            #expect(await task.outcome() == nil)
             #expect(task.countOfBytesReceived == 3_000_000)
         }
         #expect(fingerprint(delegate.data.withLock { $0 }) == fingerprint(body))
@@ -166,7 +166,7 @@ struct SessionTests {
             let session = Session()
             for _ in 0..<3 {
                 let (data, _) = try await session.data(for: request(server.baseURL + "/x"))
-                #expect(data == Array("once".utf8))
+                #expect(Array(data) == Array("once".utf8))
                 try await Task.sleep(for: .milliseconds(50))
             }
         }
@@ -203,10 +203,10 @@ struct SessionLifecycleTests {
             let running = session.dataTask(with: request(server.baseURL + "/a"))
             running.resume()
             session.finishTasksAndInvalidate()
-            #expect(await running.completion() == nil)
+            #expect(await running.outcome() == nil)
             #expect(running.countOfBytesReceived == 50_000)
             let late = session.dataTask(with: request(server.baseURL + "/b"))
-            #expect(await late.completion() == SessionError.sessionInvalidated)
+            #expect(await late.outcome() == SessionError.sessionInvalidated)
         }
     }
 
@@ -217,7 +217,7 @@ struct SessionLifecycleTests {
             task.resume()
             while task.countOfBytesReceived == 0 { try await Task.sleep(for: .milliseconds(10)) }
             session.invalidateAndCancel()
-            #expect(await task.completion() == SessionError.cancelled)
+            #expect(await task.outcome() == SessionError.cancelled)
         }
     }
 
@@ -227,7 +227,7 @@ struct SessionLifecycleTests {
             let session = Session()
             let tasks = (0..<6).map { session.downloadTask(with: request(server.baseURL + "/same.txt?n=\($0)"), destination: .directory(dir)) }
             for task in tasks { task.resume() }
-            for task in tasks { #expect(await task.completion() == nil) }
+            for task in tasks { #expect(await task.outcome() == nil) }
             #expect(Set(tasks.compactMap(\.location)).count == 6)
         }
         #expect(files(in: dir) == ["same-1.txt", "same-2.txt", "same-3.txt", "same-4.txt", "same-5.txt", "same.txt"])

@@ -22,10 +22,10 @@ struct TLSTests {
             #expect(server.baseURL.hasPrefix("https://localhost:"))
             let session = Session(configuration: try configuration(trusting: ca), delegate: delegate)
             let (data, _) = try await session.data(for: request(server.baseURL + "/x"))
-            #expect(data == Array("secret".utf8))
+            #expect(Array(data) == Array("secret".utf8))
             // The IP address is verified against the certificate's IP SAN too.
             let (byIP, _) = try await session.data(for: request("https://127.0.0.1:\(server.port)/x"))
-            #expect(byIP == Array("secret".utf8))
+            #expect(Array(byIP) == Array("secret".utf8))
         }
         #expect(delegate.log.first == "challenge localhost trusted")
     }
@@ -71,7 +71,7 @@ struct TLSTests {
         let delegate = RecordingDelegate(trust: .accept)
         try await withServer(tls: try TestCertificates.selfSigned(), { _ in .text("pinned") }) { server in
             let (data, _) = try await Session(delegate: delegate).data(for: request(server.baseURL + "/x"))
-            #expect(data == Array("pinned".utf8))
+            #expect(Array(data) == Array("pinned".utf8))
         }
         #expect(delegate.log.first == "challenge localhost untrusted")
     }
@@ -93,7 +93,7 @@ struct TLSTests {
             var configuration = SessionConfiguration.default
             configuration.tls.verification = .none
             let (data, _) = try await Session(configuration: configuration, delegate: delegate).data(for: request(server.baseURL + "/x"))
-            #expect(data == Array("insecure".utf8))
+            #expect(Array(data) == Array("insecure".utf8))
         }
         #expect(!delegate.log.contains { $0.hasPrefix("challenge") })
     }

@@ -21,7 +21,7 @@ struct CommandTests {
         #expect(list(dir) == ["report.pdf"])
         #expect(read(dir + "/report.pdf") == payload)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr.contains("'./report.pdf' saved"))
+        #expect(result.stderr.contains("'report.pdf' saved"))
         #expect(result.stderr.split(separator: "\n").count == 1)
         try await server.stop()
     }

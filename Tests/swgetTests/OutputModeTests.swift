@@ -32,7 +32,7 @@ struct OutputModeTests {
         #expect(dotLines.count == 6, "\(result.stderr)")
         #expect(dotLines.first?.hasPrefix("     0K ..........") == true)
         #expect(dotLines.last?.contains("100%") == true)
-        #expect(lines.last?.hasPrefix("'./file.bin' saved") == true)
+        #expect(lines.last?.hasPrefix("'file.bin' saved") == true)
         #expect(!result.stderr.contains("\r"))
     }
 
@@ -47,7 +47,7 @@ struct OutputModeTests {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
             events.append(object["event"] as? String ?? "?")
             if object["event"] as? String == "finish" {
-                #expect(object["path"] as? String == "./moved")  // named after the URL asked for, as wget does
+                #expect(object["path"] as? String == "moved")  // named after the URL asked for, as wget does
                 #expect(object["bytes"] as? Int == Self.payload.count)
                 #expect(object["status"] as? Int == 200)
             }
@@ -69,7 +69,7 @@ struct OutputModeTests {
         #expect(result.status == 0)
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 3, "\(result.stderr)")
-        #expect(lines[0].hasPrefix("'./a.bin' saved") && lines[1].hasPrefix("'./b.bin' saved"))
+        #expect(lines[0].hasPrefix("'a.bin' saved") && lines[1].hasPrefix("'b.bin' saved"))
         #expect(lines[2].hasPrefix("Downloaded 2 of 2 files: "))
     }
 

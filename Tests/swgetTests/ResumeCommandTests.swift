@@ -93,14 +93,19 @@ struct ResumeCommandTests {
         #expect(ranges == ["bytes=1234567-", "bytes=3000000-"])
     }
 
-    @Test func continueWithoutRangeSupportStartsOverInsteadOfCorrupting() async throws {
+    /// wget's rule: `-c` never truncates the user's file. A server that cannot continue it
+    /// leaves it as it is, with a clear line and exit 1.
+    @Test func continueWithoutRangeSupportKeepsTheLocalFile() async throws {
         let server = try await TestServer.start { _ in .ok(Self.source) }  // ignores Range
         let dir = try makeTemporaryDirectory()
-        try Data(Array(repeating: 0xEE, count: 1000)).write(to: URL(fileURLWithPath: dir + "/data.bin"))
+        let local = Array(repeating: UInt8(0xEE), count: 1000)
+        try Data(local).write(to: URL(fileURLWithPath: dir + "/data.bin"))
         let result = try await SwgetProcess.run(["-q", "-c", server.baseURL + "/data.bin"], in: dir)
         try await server.stop()
-        #expect(result.status == 0)
-        #expect(read(dir + "/data.bin") == Self.source)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("data.bin' is left as it is"), "\(result.stderr)")
+        #expect(read(dir + "/data.bin") == local)
+        #expect(list(dir) == ["data.bin"])
     }
 
     @Test func writeErrorsKeepThePartAndStateForALaterRun() async throws {

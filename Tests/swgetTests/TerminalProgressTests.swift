@@ -26,7 +26,7 @@ struct TerminalProgressTests {
             #expect(line.count <= 72, "\(line)")
             #expect(line.hasPrefix("slow-file.bin"))
         }
-        #expect(screen.contains("'./slow-file.bin' saved"))
+        #expect(screen.contains("'slow-file.bin' saved"))
         #expect(FileManager.default.contents(atPath: dir + "/slow-file.bin")?.count == payload.count)
     }
 

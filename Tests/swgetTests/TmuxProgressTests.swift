@@ -470,10 +470,10 @@ private struct TmuxSession {
             + "\(quoted(SwgetProcess.binaryPath)) \(arguments.map(quoted).joined(separator: " ")); echo EXIT=$?; exec sleep 60"
     }
 
-    /// `'./name' saved [390.6 KiB] in 3.4s (116.9 KiB/s)`
+    /// `'name' saved [390.6 KiB] in 3.4s (116.9 KiB/s)`
     static func summaryPattern(name: String) -> Regex<AnyRegexOutput> {
         let escaped = NSRegularExpression.escapedPattern(for: name)
-        return try! Regex(#"'\./"# + escaped + #"' saved \[[^\]]+\] in \S+ \(.+/s\)"#)
+        return try! Regex(#"'"# + escaped + #"' saved \[[^\]]+\] in \S+ \(.+/s\)"#)
     }
 
     /// `Downloaded 3 of 3 files: 878.9 KiB in 3.1s (283.5 KiB/s)`

@@ -36,8 +36,8 @@ public final class DestinationFile: Sendable {
     private let attempt: Int
     private let isOpen = Mutex(true)
 
-    /// Part-file names are kept to NAME_MAX - ".part" bytes so that NAME.part can always be created.
-    static let maxBaseBytes = FilenameSanitizer.maxNameBytes - max(5, ResumeStateFile.suffix.utf8.count)
+    /// Part-file names are kept short enough that NAME.part and NAME.swget can always be created.
+    static let maxBaseBytes = DownloadPaths.maxBaseBytes
     /// How many `UniqueName` candidates are tried before giving up.
     static let maxAttempts = 100_000
 
@@ -68,7 +68,7 @@ public final class DestinationFile: Sendable {
         guard policy == .unique else {
             let finalPath = join(dir, base)
             if policy == .noClobber && exists(finalPath) { return nil }
-            let partPath = join(dir, FilenameSanitizer.truncated(base, maxBytes: maxBaseBytes)) + ".part"
+            let partPath = try paths(dir, base).partPath
             let fd = try openLocked(partPath, flags: O_CREAT)
             guard ftruncate(fd, 0) == 0 else {
                 let error = DestinationError(.create, path: partPath, errno: errno)
@@ -80,9 +80,10 @@ public final class DestinationFile: Sendable {
         }
         let seed = FilenameSanitizer.truncated(base, maxBytes: maxBaseBytes)
         for attempt in 0..<maxAttempts {
-            let finalPath = join(dir, UniqueName.candidate(seed, attempt: attempt, maxBytes: maxBaseBytes))
+            let candidate = try paths(dir, UniqueName.candidate(seed, attempt: attempt, maxBytes: maxBaseBytes))
+            let finalPath = candidate.finalPath
             if exists(finalPath) { continue }
-            let partPath = finalPath + ".part"
+            let partPath = candidate.partPath
             let fd = open(partPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             if fd < 0 {
                 if errno == EEXIST { continue }
@@ -100,7 +101,7 @@ public final class DestinationFile: Sendable {
     public static func resume(directory: String, name: String, policy: Policy = .unique) throws(DestinationError) -> DestinationFile? {
         let (dir, base) = try split(directory: directory, name: name)
         let finalPath = join(dir, base)
-        let partPath = join(dir, FilenameSanitizer.truncated(base, maxBytes: maxBaseBytes)) + ".part"
+        let partPath = try paths(dir, base).partPath
         guard exists(partPath) else { return nil }
         let fd = try openLocked(partPath, flags: 0)
         let length = lseek(fd, 0, SEEK_END)
@@ -145,6 +146,9 @@ public final class DestinationFile: Sendable {
         }
     }
 
+    /// The layout of this destination's files (final, part and state paths).
+    var paths: DownloadPaths? { DownloadPaths(finalPath: finalPath) }
+
     /// Closes the descriptor and keeps the part file (failure path: a later resume continues it).
     public func abandon() {
         if isOpen.withLock({ let was = $0; $0 = false; return was }) { close(fileDescriptor) }
@@ -152,6 +156,14 @@ public final class DestinationFile: Sendable {
 }
 
 extension DestinationFile {
+    /// The file layout of `name` in `directory`; EINVAL when the name is not one component.
+    private static func paths(_ directory: String, _ name: String) throws(DestinationError) -> DownloadPaths {
+        guard let paths = DownloadPaths(directory: directory, name: name) else {
+            throw DestinationError(.create, path: join(directory, name), errno: EINVAL)
+        }
+        return paths
+    }
+
     /// Joins directory and name into (directory of the file, file name); throws EINVAL when no file name remains.
     private static func split(directory: String, name: String) throws(DestinationError) -> (String, String) {
         let path = join(directory, name)

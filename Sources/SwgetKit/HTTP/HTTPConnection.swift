@@ -3,18 +3,24 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import Synchronization
 
 /// One HTTP/1.1 connection (TCP, optionally TLS) to an origin: a NIO channel whose pipeline is
 /// `[TLS] → HTTPRequestEncoder → HTTPResponseDecoder → HTTPClientHandler`.
 ///
 /// The driver uses it from async code; every call hops onto the channel's event loop.
 final class HTTPConnection: Sendable {
+    /// Unique in the process: the pool's name for this connection.
+    let id: Int
     let channel: Channel
     let origin: Origin
     private let handler: NIOLoopBound<HTTPClientHandler>
     private let idleClose = NIOLockedValueBox<Scheduled<Void>?>(nil)
 
+    private static let nextID = Atomic<Int>(0)
+
     private init(channel: Channel, origin: Origin, handler: NIOLoopBound<HTTPClientHandler>) {
+        self.id = Self.nextID.add(1, ordering: .relaxed).newValue
         self.channel = channel
         self.origin = origin
         self.handler = handler
@@ -121,11 +127,13 @@ final class HTTPConnection: Sendable {
                 return SessionError.unresolvableHost.with("unable to resolve host address '\(host)'")
             }
             if let first = error.connectionErrors.first {
-                return SessionError.connectFailed.with("cannot connect to \(host):\(port): \(describe(first.error))")
+                let failure = SessionError.connectFailed.with("cannot connect to \(host):\(port): \(describe(first.error))")
+                return (first.error as? IOError).map { failure.errno($0.errnoCode) } ?? failure
             }
             return SessionError.unresolvableHost.with("unable to resolve host address '\(host)'")
         }
-        return SessionError.connectFailed.with("cannot connect to \(host):\(port): \(describe(error))")
+        let failure = SessionError.connectFailed.with("cannot connect to \(host):\(port): \(describe(error))")
+        return (error as? IOError).map { failure.errno($0.errnoCode) } ?? failure
     }
 
     private static func describe(_ error: Error) -> String {
@@ -137,10 +145,11 @@ final class HTTPConnection: Sendable {
 
     // MARK: exchanges
 
-    /// Sends `head` (and `body`), waits for the response head.
-    func send(_ head: HTTPRequestHead, body: [UInt8]?) async throws(SessionError) -> HTTPResponseHead {
+    /// Sends `head` (and `body`), waits for the response head. A small body that arrived with
+    /// the head comes back whole in ``ReceivedHead/completeBody``.
+    func send(_ head: HTTPRequestHead, body: [UInt8]?) async throws(SessionError) -> ReceivedHead {
         cancelIdleClose()
-        let promise = channel.eventLoop.makePromise(of: HTTPResponseHead.self)
+        let promise = channel.eventLoop.makePromise(of: ReceivedHead.self)
         let handler = self.handler
         channel.eventLoop.execute { handler.value.send(head, body: body, promise: promise) }
         do {
@@ -194,9 +203,9 @@ final class HTTPConnection: Sendable {
     func drainBody(limit: Int64) async -> Bool {
         var clean = false
         await streamBody(.discard(limit: limit)) { event in
-            if case .end = event { clean = true }
+            if case .end(let end) = event { clean = !end.stoppedEarly }
         }
-        return clean
+        return clean && isActive
     }
 
     func close() {
@@ -211,7 +220,7 @@ final class HTTPConnection: Sendable {
         idleClose.withLockedValue { $0?.cancel(); $0 = scheduled }
     }
 
-    private func cancelIdleClose() {
+    func cancelIdleClose() {
         idleClose.withLockedValue { $0?.cancel(); $0 = nil }
     }
 }

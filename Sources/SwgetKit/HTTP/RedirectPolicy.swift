@@ -11,37 +11,43 @@ enum RedirectPolicy {
 
     static func isRedirect(status: Int) -> Bool { redirectStatuses.contains(status) }
 
-    /// The request a client sends after `status` with `location` answered `request`.
+    /// Where a client goes after `status` with `location` answered a request for `target`.
     ///
     /// - 303: any method but HEAD becomes GET without a body.
     /// - 301/302: POST becomes GET without a body (what every browser, wget and curl do).
     /// - 307/308: method and body are kept.
-    /// Only http and https targets are followed. Credentials and cookies set on the request are
-    /// dropped when the origin (scheme, host, port) changes.
-    static func nextRequest(after request: Request, status: Int, location: String?) throws(SessionError) -> Request {
+    /// Only http and https targets are followed. The header fields of the next request are not
+    /// decided here: ``HopRequest`` derives them from the original request (origin rule).
+    static func nextTarget(after target: HopTarget, status: Int, location: String?) throws(SessionError) -> HopTarget {
         guard let location, !location.isEmpty else {
             throw SessionError.badRedirect.with("redirect (\(status)) without a Location header")
         }
-        guard let target = resolve(location, against: request.url) else {
+        guard let url = resolve(location, against: target.url) else {
             throw SessionError.badRedirect.with("redirect to an unparseable location '\(location.prefix(200))'")
         }
-        guard let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = target.host, !host.isEmpty else {
-            throw SessionError.badRedirect.with("refusing to follow a redirect to '\(target.absoluteString.prefix(200))'")
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = url.host, !host.isEmpty else {
+            throw SessionError.badRedirect.with("refusing to follow a redirect to '\(url.absoluteString.prefix(200))'")
         }
-        var next = request
-        next.url = target
-        let method = request.method.uppercased()
+        var next = HopTarget(url: url, method: target.method, sendsBody: target.sendsBody)
+        let method = target.method.uppercased()
         if (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST") {
             next.method = "GET"
-            next.body = nil
-            next.headers.remove("Content-Type")
-            next.headers.remove("Content-Encoding")
-        }
-        if !Origin(request.url).isSame(as: Origin(target)) {
-            for name in ["Authorization", "Proxy-Authorization", "Cookie"] { next.headers.remove(name) }
+            next.sendsBody = false
         }
         return next
+    }
+
+    /// The request a client sends after `status` with `location` answered `request`, when
+    /// `request` is the original: ``nextTarget(after:status:location:)`` through ``HopRequest``.
+    static func nextRequest(after request: Request, status: Int, location: String?) throws(SessionError) -> Request {
+        let next = try nextTarget(after: HopTarget(request), status: status, location: location)
+        return HopRequest.make(original: request, target: next)
+    }
+
+    /// The target of a request that ``HopRequest`` built (URL, method and body choice).
+    static func target(of request: Request) -> HopTarget {
+        HopTarget(url: request.url, method: request.method, sendsBody: request.body != nil)
     }
 
     /// Resolves a Location value against the URL it answered. Servers send raw spaces and
@@ -65,53 +71,5 @@ enum RedirectPolicy {
             }
         }
         return String(decoding: out, as: UTF8.self)
-    }
-}
-
-/// Scheme, host and port: the unit that credentials and connections belong to.
-struct Origin: Hashable, Sendable, CustomStringConvertible {
-    let scheme: String
-    let host: String
-    let port: Int
-
-    init(_ url: URL) {
-        scheme = url.scheme?.lowercased() ?? ""
-        host = (url.host ?? "").lowercased()
-        port = url.port ?? (scheme == "https" ? 443 : 80)
-    }
-
-    func isSame(as other: Origin) -> Bool { self == other }
-
-    var description: String { "\(scheme)://\(host):\(port)" }
-}
-
-/// Counts hops and remembers visited URLs so that a chain of redirects ends with a clear error.
-struct RedirectChain: Sendable {
-    let limit: Int
-    private(set) var hops = 0
-    private var visited: [String]
-
-    init(limit: Int, start: URL) {
-        self.limit = limit
-        self.visited = [Self.key(start)]
-    }
-
-    /// Records one more hop to `url`; throws when it exceeds the limit or revisits a URL.
-    mutating func advance(to url: URL) throws(SessionError) {
-        hops += 1
-        let key = Self.key(url)
-        if visited.contains(key) {
-            throw SessionError.redirectLoop.with("redirect loop: \(url.absoluteString) was already visited")
-        }
-        if hops > limit {
-            throw SessionError.tooManyRedirects.with("too many redirects (more than \(limit))")
-        }
-        visited.append(key)
-    }
-
-    private static func key(_ url: URL) -> String {
-        var s = url.absoluteString
-        if let hash = s.firstIndex(of: "#") { s = String(s[..<hash]) }
-        return s
     }
 }

@@ -4,8 +4,14 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Everything needed to continue an interrupted download (the seeds' resume data), as a
+/// Everything needed to continue an interrupted download (NSURLSession's resume data), as a
 /// documented, versioned value that serialises to JSON.
+///
+/// URLs are stored with the password of their userinfo masked (credentials never reach a file);
+/// a download that needs them gets them again from the request or the credential storage.
+/// Paths are absolute, so resume data works from any working directory. When the data comes
+/// from a state file on disk, its paths are ignored and derived from the state file's own
+/// location (see ``DownloadPaths``).
 ///
 /// Invariants: `bytesOnDisk` never exceeds what is durably in the `.part` file at `partPath`
 /// (the state is written only after the part file was synced up to that length), and the bytes
@@ -103,10 +109,44 @@ public struct ResumeData: Sendable, Equatable, Codable {
         segments = try c.decodeIfPresent([ByteRange].self, forKey: .segments)
     }
 
-    /// Parses the JSON form; nil when it is not resume data of a known version.
+    /// Parses the JSON form; nil when it is not resume data of a known version. The values
+    /// are not checked against any file: see ``validated(partLength:)``.
     public init?(serialized bytes: [UInt8]) {
         guard let value = try? JSONDecoder().decode(ResumeData.self, from: Data(bytes)),
-              value.version == Self.currentVersion, value.bytesOnDisk >= 0 else { return nil }
+              value.version == Self.currentVersion else { return nil }
         self = value
+    }
+
+    /// Why resume data cannot be used.
+    public struct Invalid: Error, Sendable, Equatable, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Limits on what a state may claim.
+    static let maxSegments = 100_000
+
+    /// This data, if every field makes sense for a part file of `partLength` bytes: a known
+    /// version; lengths and offsets not negative; `bytesOnDisk` within the part and the
+    /// representation; segments ordered, disjoint, non-empty, within the representation's
+    /// length (which they require) and the part; URLs that parse.
+    public func validated(partLength: Int64) -> Result<ResumeData, Invalid> {
+        func invalid(_ reason: String) -> Result<ResumeData, Invalid> { .failure(Invalid(description: reason)) }
+        guard version == Self.currentVersion else { return invalid("unknown version \(version)") }
+        guard URL(string: originalURL) != nil, URL(string: finalURL) != nil else { return invalid("unparseable URL") }
+        guard bytesOnDisk >= 0 else { return invalid("negative byte count") }
+        if let expectedLength, expectedLength < 0 { return invalid("negative length") }
+        if let expectedLength, bytesOnDisk > expectedLength { return invalid("more bytes than the file's length") }
+        guard bytesOnDisk <= partLength else { return invalid("claims \(bytesOnDisk) bytes; the part holds \(partLength)") }
+        if let segments {
+            guard let length = expectedLength else { return invalid("segments without a length") }
+            guard segments.count <= Self.maxSegments else { return invalid("too many segments") }
+            var previousEnd: Int64 = -1
+            for range in segments {
+                guard range.start >= 0, range.start < range.end, range.end <= length, range.start > previousEnd,
+                      range.end <= partLength else { return invalid("segment \(range.start)-\(range.end) is out of order or range") }
+                previousEnd = range.end
+            }
+        }
+        return .success(self)
     }
 }

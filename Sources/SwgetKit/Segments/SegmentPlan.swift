@@ -5,9 +5,22 @@ public struct ByteRange: Sendable, Hashable, Codable, CustomStringConvertible {
     /// One past the last byte (exclusive).
     public var end: Int64
 
-    /// A range `[start, end)`; `start <= end`.
+    /// A range `[start, end)`; an `end` before `start` makes an empty range at `start`.
     public init(start: Int64, end: Int64) {
-        precondition(start <= end, "ByteRange start \(start) is after its end \(end)")
+        self.start = start
+        self.end = max(start, end)
+    }
+
+    private enum CodingKeys: String, CodingKey { case start, end }
+
+    /// Decodes a range, refusing an inverted or negative one (input from a state file).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let start = try container.decode(Int64.self, forKey: .start)
+        let end = try container.decode(Int64.self, forKey: .end)
+        guard start >= 0, start <= end else {
+            throw DecodingError.dataCorruptedError(forKey: .end, in: container, debugDescription: "invalid byte range \(start)-\(end)")
+        }
         self.start = start
         self.end = end
     }
@@ -54,12 +67,12 @@ public struct SegmentPlan: Sendable, Equatable, Codable {
 
     /// Plans a file of `length` bytes over up to `connections` connections. `done` are ranges
     /// already on disk (from the resume state; any order, may overlap, clipped to the file);
-    /// only the missing bytes are planned.
+    /// only the missing bytes are planned. Out-of-range parameters are clamped (a negative
+    /// length to 0, fewer than one connection to one, a segment size below one byte to one).
     public init(length: Int64, connections: Int, minimumSegment: Int64 = 1 << 20, done: [ByteRange] = []) {
-        precondition(length >= 0 && connections >= 1 && minimumSegment >= 1, "invalid segment plan parameters")
-        self.length = length
-        self.connections = connections
-        self.minimumSegment = minimumSegment
+        self.length = max(0, length)
+        self.connections = max(1, connections)
+        self.minimumSegment = max(1, minimumSegment)
         var merged: [ByteRange] = []
         for range in done {
             let clipped = ByteRange(start: max(0, min(range.start, length)), end: max(0, min(range.end, length)))

@@ -20,13 +20,11 @@ public struct TokenBucket: Sendable {
     /// The clock reading of the last refill; nil before the first `take`.
     private var lastRefill: Double?
 
-    /// A bucket refilling at `bytesPerSecond`, holding at most `burst` tokens (default: a tenth
-    /// of a second's worth, at least 16 KiB).
+    /// A bucket refilling at `bytesPerSecond` (at least 1), holding at most `burst` tokens
+    /// (default: a tenth of a second's worth, at least 16 KiB; at least 1).
     public init(bytesPerSecond: Int64, burst: Int64? = nil) {
-        precondition(bytesPerSecond > 0, "the rate must be positive")
-        precondition(burst.map { $0 > 0 } ?? true, "the burst must be positive")
-        self.bytesPerSecond = bytesPerSecond
-        self.burst = burst ?? max(bytesPerSecond / 10, 16 * 1024)
+        self.bytesPerSecond = max(1, bytesPerSecond)
+        self.burst = max(1, burst ?? max(bytesPerSecond / 10, 16 * 1024))
     }
 
     /// Consumes `bytes` tokens at clock reading `now` (seconds, monotonic; a reading earlier

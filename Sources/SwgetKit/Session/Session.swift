@@ -16,9 +16,10 @@ import Glibc
 ///
 /// ```swift
 /// let session = Session(configuration: .default)
-/// let (body, response) = try await session.data(for: Request(string: "https://example.org/")!)
-/// let task = session.downloadTask(with: request, destination: .directory("downloads"))
-/// task.resume()
+/// if let request = Request(string: "https://example.org/") {
+///     let (body, response) = try await session.data(for: request)
+///     let (file, _) = try await session.download(request, to: .directory("downloads"))
+/// }
 /// ```
 public final class Session: Sendable {
     /// A copy of the configuration the session was created with.
@@ -51,7 +52,7 @@ public final class Session: Sendable {
         self.configuration = configuration
         self.delegate = delegate
         self.eventLoopGroup = MultiThreadedEventLoopGroup.singleton
-        self.rateLimiter = configuration.maximumBytesPerSecond.map { RateLimiter(bytesPerSecond: $0) }
+        self.rateLimiter = configuration.maximumBytesPerSecond.flatMap { $0 > 0 ? RateLimiter(bytesPerSecond: $0) : nil }
         self.pool = ConnectionPool(maxConnectionsPerHost: configuration.maxConnectionsPerHost,
                                    idleTimeout: configuration.idleConnectionTimeout.timeAmount)
     }
@@ -68,30 +69,45 @@ public final class Session: Sendable {
         register { DownloadTask(session: self, identifier: $0, request: request, destination: destination) }
     }
 
-    /// A suspended task continuing an interrupted download (the seeds'
-    /// `downloadTaskWithResumeData:`): it asks for the missing bytes only, reports
-    /// `didResumeAtOffset` before any new byte, and starts over if the server's file changed.
+    /// A suspended task continuing an interrupted download (NSURLSession's
+    /// `downloadTaskWithResumeData:`): it asks for the missing bytes only, reports `resumed`
+    /// before any new byte, and starts over if the server's file changed. `destination` says
+    /// where the finished file goes; nil keeps the final path the data names. A different
+    /// destination moves the part there first.
     public func downloadTask(withResumeData data: ResumeData, destination: DownloadDestination? = nil) -> DownloadTask {
-        let request = Request(string: data.originalURL) ?? Request(url: URL(fileURLWithPath: "/"))
+        let request = Request(string: data.originalURL) ?? Request(url: URL(filePath: "/"))
         let target = destination ?? .file(data.finalPath)
         return register { DownloadTask(session: self, identifier: $0, request: request, destination: target, resumeData: data) }
     }
 
     /// Fetches `request` and returns the whole body with the final response. Meant for small
-    /// bodies; the delegate still sees the life cycle except `dataTask(_:didReceive:)`.
-    public func data(for request: Request) async throws(SessionError) -> ([UInt8], Response) {
+    /// bodies; events still come except `data`. An error status is a response, not an error.
+    /// Cancelling the calling Swift task cancels the transfer.
+    public func data(for request: Request) async throws(SessionError) -> (Data, Response) {
         let task = register { DataTask(session: self, identifier: $0, request: request, collects: true) }
-        if let error = await task.completion() { throw error }
-        guard let response = task.response else { throw SessionError.badResponse }
-        return (task.collectedBody, response)
+        try await Self.await(task)
+        guard let response = task.response else { throw SessionError.badResponse.with("no response") }
+        return (Data(task.collectedBody), response)
     }
 
-    /// Downloads `request` to `destination`; returns the published path and the final response.
-    public func download(_ request: Request, to destination: DownloadDestination) async throws(SessionError) -> (String, Response) {
+    /// Downloads `request` to `destination`; returns where the file was published and the final
+    /// response (for a skipped existing file, its location). Cancelling the calling Swift task
+    /// cancels the transfer; the error then carries resume data when the bytes can be continued.
+    public func download(_ request: Request, to destination: DownloadDestination) async throws(SessionError) -> (URL, Response) {
         let task = downloadTask(with: request, destination: destination)
-        if let error = await task.completion() { throw error }
-        guard let response = task.response else { throw SessionError.badResponse }
-        return (task.location ?? task.skippedExistingFile ?? "", response)
+        try await Self.await(task)
+        guard let response = task.response else { throw SessionError.badResponse.with("no response") }
+        return (task.location ?? task.skippedExistingFile ?? URL(filePath: "/dev/null"), response)
+    }
+
+    /// Runs `task` to its end, cancelling it when the calling Swift task is cancelled.
+    private static func await(_ task: SessionTask) async throws(SessionError) {
+        let error = await withTaskCancellationHandler {
+            await task.outcome()
+        } onCancel: {
+            task.cancel()
+        }
+        if let error { throw error }
     }
 
     private func register<T: SessionTask>(_ make: (Int) -> T) -> T {
@@ -140,7 +156,7 @@ public final class Session: Sendable {
     func connectionSettings(for origin: Origin, task: SessionTask) throws(SessionError) -> HTTPConnection.Settings {
         var settings = HTTPConnection.Settings(
             connectTimeout: configuration.connectTimeout.timeAmount,
-            idleReadTimeout: (task.currentRequest.timeoutInterval ?? configuration.idleReadTimeout).timeAmount,
+            idleReadTimeout: (task.originalRequest.timeoutInterval ?? configuration.idleReadTimeout).timeAmount,
             receiveBufferSize: configuration.receiveBufferSize,
             maxHeaderBytes: configuration.maxResponseHeaderBytes,
             tls: nil, trust: nil)
@@ -152,11 +168,12 @@ public final class Session: Sendable {
             let delegate = self.delegate
             settings.trust = { [weak task] chain, host, port in
                 let verdict = await evaluator.evaluate(chain: chain, host: host)
-                guard let delegate, let task else { return verdict }
+                guard delegate != nil, let task else { return verdict }
                 let challenge = ServerTrustChallenge(host: host, port: port,
                                                      certificateChain: chain.compactMap { try? $0.toDERBytes() },
                                                      defaultEvaluation: verdict)
-                switch await delegate.task(task, didReceive: challenge) {
+                let answer = await task.decide { await $0.task(task, didReceive: challenge) } ?? .performDefaultHandling
+                switch answer {
                 case .performDefaultHandling: return verdict
                 case .accept: return .trusted
                 case .reject: return .untrusted(reason: "rejected by the session delegate")
@@ -184,6 +201,8 @@ public final class Session: Sendable {
         tls.trustRoots = .certificates([])
         tls.certificateVerification = settings.verification == .full ? .noHostnameVerification : .none
         tls.applicationProtocols = ["http/1.1"]
+        // TLS 1.0 and 1.1 are broken (RFC 8996): curl, wget and browsers refuse them too.
+        tls.minimumTLSVersion = .tlsv12
         do {
             let context = try NIOSSLContext(configuration: tls)
             guard settings.verification == .full else { return .success(TLSBundle(context: context, evaluator: nil)) }

@@ -54,10 +54,8 @@ public struct SessionConfiguration: Sendable {
     /// or a decompression bomb) fails with ``SessionError/tooLarge`` at that point.
     public var maximumBodyBytes: Int64?
     /// Most body bytes per second over all connections of the session together (a token
-    /// bucket with about 100 ms of burst); nil for no limit.
-    public var maximumBytesPerSecond: Int64? {
-        didSet { precondition(maximumBytesPerSecond.map { $0 > 0 } ?? true, "the rate limit must be positive") }
-    }
+    /// bucket with about 100 ms of burst); nil (or a value below 1) for no limit.
+    public var maximumBytesPerSecond: Int64?
     /// Connections one download task may use at once (`--split`): when the first answer shows
     /// a known length, byte ranges and a validator, the rest of the file is fetched in
     /// segments written at their offsets, with work stealing. 1 (the default): one connection.

@@ -1,66 +1,96 @@
-/// The one error type of SwgetKit: a struct around a private code, so new cases can be added
-/// without breaking callers (the shape of AsyncHTTPClient's `HTTPClientError`).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The one error type of SwgetKit: a struct around a private code, so new kinds of failure can
+/// be added without breaking callers (the shape of AsyncHTTPClient's `HTTPClientError`). It
+/// holds failures only: restarts, retries and segment ends are outcomes inside the engine, never
+/// errors.
 ///
-/// Callers switch on ``category`` (which the command maps to its exit codes) and compare with
-/// the documented static values; ``description`` is a one-line, human-readable cause.
+/// Callers look at ``category`` (which the command maps to its exit codes) and compare with the
+/// documented static values (`error == .readTimedOut`); ``description`` is a one-line cause
+/// without the URL, which ``url`` carries.
+///
+/// All of SwgetKit's throwing functions use typed throws: `catch` gives a `SessionError`
+/// directly. Inside an unstructured `Task { }` closure, write `do throws(SessionError) { … }` or
+/// cast in the `catch`.
 public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable {
-    /// Coarse classes of failure; the command maps each to one exit code.
-    public enum Category: Sendable, Hashable {
-        /// Nothing more specific applies.
-        case generic
+    /// Coarse classes of failure; the swget command maps each to one exit code. A struct with
+    /// static members, so categories can be added without breaking `switch`es written today
+    /// (they need a `default:`).
+    public struct Category: Sendable, Hashable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+
+        /// Nothing more specific applies (a size limit, for instance).
+        public static let generic = Category("generic")
         /// Local file I/O: creating, writing or renaming the destination.
-        case fileIO
+        public static let fileIO = Category("fileIO")
         /// Name resolution, connect, reset, timeout, premature close.
-        case network
+        public static let network = Category("network")
         /// The server's certificate was not trusted, or the TLS handshake failed.
-        case tls
+        public static let tls = Category("tls")
         /// The server broke the protocol: bad framing, oversized headers, redirect loops.
-        case `protocol`
-        /// The URL or request cannot be used (unsupported scheme, no host).
-        case usage
+        public static let `protocol` = Category("protocol")
+        /// The URL or request cannot be used (unsupported scheme, no host, bad port).
+        public static let usage = Category("usage")
         /// The task was cancelled by its owner.
-        case cancelled
+        public static let cancelled = Category("cancelled")
+        /// The server answered with an error status (4xx or 5xx); ``SessionError/response``
+        /// holds its head. Only download tasks fail this way: for a data task an error status
+        /// is a response like any other (as in NSURLSession).
+        public static let httpStatus = Category("httpStatus")
+        /// Credentials were missing or refused.
+        public static let authentication = Category("authentication")
+
+        public var description: String { name }
     }
 
     enum Code: Sendable, Hashable {
         case unsupportedURL, unresolvableHost, connectFailed, connectionClosed, timedOut, readTimedOut, resourceTimedOut
         case tlsUntrusted, tlsHandshake, badResponse, headersTooLarge, tooManyRedirects, redirectLoop
-        case badRedirect, fileIO, cancelled, sessionInvalidated, decodingFailed, tooLarge
-        /// Internal: the server answered with a transient status; retry (never escapes a task).
-        case serverBusy
-        /// Internal: the stored bytes cannot be continued; start the transfer again at once.
-        case restart
-        /// Internal: a segment's sink reached the segment's end; the connection is closed.
-        case segmentEnded
+        case badRedirect, fileIO, cancelled, sessionInvalidated, decodingFailed, tooLarge, httpStatus
+        case authenticationFailed, misuse, cannotContinue
     }
 
     let code: Code
     /// A one-line explanation of this occurrence, without the URL.
     public let message: String
+    /// The URL of the request that failed (after redirects), when the failure belongs to one.
+    /// Its password, if it had one, is masked.
+    public internal(set) var url: URL?
+    /// The operating system's error number behind a file or network failure (`ENOSPC`,
+    /// `ECONNREFUSED` …), when there was one.
+    public internal(set) var underlyingErrno: Int32?
+    /// For ``Category/httpStatus``: the response head the server sent.
+    public internal(set) var response: Response?
     /// For a failed download task whose bytes can be continued: what
-    /// ``Session/downloadTask(withResumeData:)`` needs.
+    /// ``Session/downloadTask(withResumeData:destination:)`` needs.
     public internal(set) var resumeData: ResumeData?
-    /// The server's Retry-After, for ``Code/serverBusy``.
-    var retryAfter: String?
 
     init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
+    /// The class of failure.
     public var category: Category {
         switch code {
-        case .unsupportedURL, .sessionInvalidated: .usage
+        case .unsupportedURL, .sessionInvalidated, .misuse: .usage
         case .unresolvableHost, .connectFailed, .connectionClosed, .timedOut, .readTimedOut, .resourceTimedOut: .network
         case .tlsUntrusted, .tlsHandshake: .tls
-        case .badResponse, .headersTooLarge, .tooManyRedirects, .redirectLoop, .badRedirect, .restart, .decodingFailed: .protocol
-        case .tooLarge: .generic
-        case .serverBusy, .segmentEnded: .network
+        case .badResponse, .headersTooLarge, .tooManyRedirects, .redirectLoop, .badRedirect, .decodingFailed: .protocol
+        case .tooLarge, .cannotContinue: .generic
         case .fileIO: .fileIO
         case .cancelled: .cancelled
+        case .httpStatus: .httpStatus
+        case .authenticationFailed: .authentication
         }
     }
 
+    /// The message.
     public var description: String { message }
 
     /// Two errors are equal when they are the same kind of failure (messages may differ).
@@ -68,7 +98,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
 
     // MARK: documented values, for comparison with `==`
 
-    /// The URL's scheme is not handled, or it has no host.
+    /// The URL's scheme is not handled, it has no host, or its port is out of range.
     public static let unsupportedURL = SessionError(.unsupportedURL, "unsupported URL")
     /// The host name did not resolve to any address.
     public static let unresolvableHost = SessionError(.unresolvableHost, "unable to resolve host")
@@ -102,26 +132,51 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
     public static let decodingFailed = SessionError(.decodingFailed, "corrupt compressed data")
     /// The body is larger than the configuration's ``SessionConfiguration/maximumBodyBytes``.
     public static let tooLarge = SessionError(.tooLarge, "file larger than the size limit")
+    /// A download was answered with an error status; see ``response``.
+    public static let httpStatus = SessionError(.httpStatus, "server error response")
+    /// The server (or proxy) refused the credentials, or asked for credentials none could give.
+    public static let authenticationFailed = SessionError(.authenticationFailed, "authentication failed")
+    /// A file continued in place (wget's `-c` on an existing file) cannot be continued from
+    /// the answer the server gave; the file is left as it was.
+    public static let cannotContinue = SessionError(.cannotContinue, "cannot continue the file")
     /// The task was cancelled.
     public static let cancelled = SessionError(.cancelled, "cancelled")
+    /// The API was used in a way that cannot work (awaiting a task's completion inside its own
+    /// decision callback).
+    public static let misuse = SessionError(.misuse, "invalid use of the API")
     /// The session was invalidated before the task could start.
     public static let sessionInvalidated = SessionError(.sessionInvalidated, "session invalidated")
 
     /// The same kind of error with a more specific message.
     func with(_ message: String) -> SessionError {
-        var copy = SessionError(code, message)
+        var copy = self
+        copy = SessionError(code, message)
+        copy.url = url
+        copy.underlyingErrno = underlyingErrno
+        copy.response = response
         copy.resumeData = resumeData
-        copy.retryAfter = retryAfter
         return copy
     }
 
-    static func serverBusy(status: Int, retryAfter: String?) -> SessionError {
-        var error = SessionError(.serverBusy, "server answered \(status)")
-        error.retryAfter = retryAfter
-        return error
+    /// The same error, naming the request's URL (password masked) when it names none yet.
+    func at(_ requestURL: URL) -> SessionError {
+        guard url == nil else { return self }
+        var copy = self
+        copy.url = URLDisplay.masked(requestURL)
+        return copy
     }
 
-    static func restart(_ reason: String) -> SessionError { SessionError(.restart, reason) }
+    /// The same error carrying the server's response head.
+    func responding(_ response: Response) -> SessionError {
+        var copy = self
+        copy.response = response
+        return copy
+    }
 
-    static let segmentEnded = SessionError(.segmentEnded, "segment complete")
+    /// The same error with the system's error number.
+    func errno(_ code: Int32) -> SessionError {
+        var copy = self
+        copy.underlyingErrno = code
+        return copy
+    }
 }

@@ -1,12 +1,22 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import NIOConcurrencyHelpers
 
 /// One transfer in a ``Session``: the counterpart of NSURLSessionTask.
 ///
-/// A task starts suspended; ``resume()`` runs it, ``cancel()`` stops it. Its life cycle is
-/// reported to the session's delegate (see ``SessionDelegate``) and can be awaited with
-/// ``completion()``. The properties are safe to read from any thread at any time.
+/// A task starts suspended; ``resume()`` runs it, ``cancel()`` stops it. It reports its life
+/// as ``TaskEvent`` values (on ``events`` and to the session delegate) and can be awaited with
+/// ``completion()``. Every property is safe to read from any thread at any time, and every
+/// method may be called from inside the task's own callbacks.
+///
+/// The class is not open; ``DataTask`` and ``DownloadTask`` add what their kind knows. (It is
+/// `@unchecked Sendable` only because a non-final class cannot be checked: every stored
+/// property is immutable, and all mutable state sits behind one lock.)
 public class SessionTask: @unchecked Sendable {
-    /// The states of the seeds' task, in order.
+    /// NSURLSessionTask's states, in order.
     public enum State: Sendable, Equatable {
         case suspended, running, canceling, completed
     }
@@ -16,104 +26,127 @@ public class SessionTask: @unchecked Sendable {
     /// The request the task was created with.
     public let originalRequest: Request
     let session: Session
+    let delivery = EventDelivery()
 
-    struct Mutable {
-        var state = State.suspended
+    /// What the task and its transfer share, behind one lock.
+    struct Status {
+        var lifecycle = TaskLifecycle()
         var currentRequest: Request
         var response: Response?
-        var error: SessionError?
         var bytesReceived: Int64 = 0
         var bytesExpected: Int64?
-        var cancellation: SessionError?
-        var connection: HTTPConnection?
-        var driver: Task<Void, Never>?
         var attempt = 1
-        var waiters: [CheckedContinuation<SessionError?, Never>] = []
+        /// The connections in use (several for a segmented download), closed by a cancellation
+        /// so that waiting reads end at once.
+        var connections: [Int: HTTPConnection] = [:]
+        var transfer: Task<Void, Never>?
+        /// Waiters of ``completion()``: `afterDelivery` ones resume once `completed` was
+        /// delivered, the others (callbacks of this task) when the transfer ended.
+        var waiters: [(afterDelivery: Bool, continuation: CheckedContinuation<SessionError?, Never>)] = []
+        var transferEnded = false
+        var delivered = false
     }
 
-    let mutable: NIOLockedValueBox<Mutable>
+    let status: NIOLockedValueBox<Status>
 
     init(session: Session, identifier: Int, request: Request) {
         self.session = session
         self.taskIdentifier = identifier
         self.originalRequest = request
-        self.mutable = NIOLockedValueBox(Mutable(currentRequest: request))
+        self.status = NIOLockedValueBox(Status(currentRequest: request))
     }
 
-    public var state: State { mutable.withLockedValue { $0.state } }
+    /// Where the task is in its life.
+    public var state: State { status.withLockedValue { $0.lifecycle.publicState } }
     /// The request being sent now: differs from the original after redirects.
-    public var currentRequest: Request { mutable.withLockedValue { $0.currentRequest } }
+    public var currentRequest: Request { status.withLockedValue { $0.currentRequest } }
     /// The final response head, once received.
-    public var response: Response? { mutable.withLockedValue { $0.response } }
+    public var response: Response? { status.withLockedValue { $0.response } }
     /// Why the task failed, once completed; nil while running or on success.
-    public var error: SessionError? { mutable.withLockedValue { $0.error } }
-    /// Body bytes received for the current response.
-    public var countOfBytesReceived: Int64 { mutable.withLockedValue { $0.bytesReceived } }
-    /// The attempt under way: 1, then one more for each retry.
-    public var attempt: Int { mutable.withLockedValue { $0.attempt } }
+    public var error: SessionError? {
+        status.withLockedValue { status in
+            if case .completed(let error) = status.lifecycle.state { return error }
+            return nil
+        }
+    }
+    /// Body bytes received for the current response (for a download, bytes in the file,
+    /// including those kept from before).
+    public var countOfBytesReceived: Int64 { status.withLockedValue { $0.bytesReceived } }
     /// The announced body length of the current response, when known.
-    public var countOfBytesExpectedToReceive: Int64? { mutable.withLockedValue { $0.bytesExpected } }
+    public var countOfBytesExpectedToReceive: Int64? { status.withLockedValue { $0.bytesExpected } }
+    /// The attempt under way: 1, then one more for each retry.
+    public var attempt: Int { status.withLockedValue { $0.attempt } }
+
+    /// The task's events from now on, ending after ``TaskEvent/completed(_:)``. Subscribe before
+    /// ``resume()`` to see all of them; a subscriber that comes after completion gets
+    /// `completed` alone. Each call makes a new, independent sequence.
+    public var events: AsyncStream<TaskEvent> { delivery.subscribe() }
 
     /// Starts the task. Calling it again, or after ``cancel()``, does nothing.
     public func resume() {
-        let start = mutable.withLockedValue { m -> Bool in
-            guard m.state == .suspended else { return false }
-            m.state = .running
-            return true
-        }
+        let start = status.withLockedValue { $0.lifecycle.resume() == .start }
         guard start else { return }
-        let driver = Task { await self.run() }
-        mutable.withLockedValue { $0.driver = driver }
+        let transfer = Task { await self.run() }
+        status.withLockedValue { $0.transfer = transfer }
     }
 
     /// Stops the task: it completes with ``SessionError/cancelled``. A suspended task completes
-    /// at once; a running one closes its connection and keeps what its destination holds.
+    /// at once; a running one closes its connection. A download keeps its `.part` and hands out
+    /// resume data in its error when the bytes can be continued.
     public func cancel() {
         cancel(because: .cancelled)
     }
 
-    /// Waits for the task to complete and returns its error (nil on success). Resumes the task
-    /// if it is still suspended.
-    @discardableResult
-    public func completion() async -> SessionError? {
+    /// Waits for the task to complete (resuming it if it is still suspended); throws why it
+    /// failed. Returns once the `completed` event was delivered to the delegate — or, when
+    /// called from the task's own ``SessionDelegate/task(_:didEmit:)``, once the transfer ended.
+    /// Throws ``SessionError/misuse`` when called inside one of the task's own decisions (the
+    /// transfer is waiting for that decision).
+    public func completion() async throws(SessionError) {
+        if let error = await outcome() { throw error }
+    }
+
+    /// Like ``completion()``, returning the error instead of throwing it.
+    public func outcome() async -> SessionError? {
+        let me = ObjectIdentifier(self)
+        if CallbackContext.deciding == me {
+            return SessionError.misuse.with("completion() awaited inside the task's own decision callback")
+        }
+        let reentrant = CallbackContext.notifying == me
         resume()
+        if reentrant { delivery.reentrantWait(1) }
+        defer { if reentrant { delivery.reentrantWait(-1) } }
         return await withCheckedContinuation { continuation in
-            let done = mutable.withLockedValue { m -> SessionError?? in
-                if m.state == .completed { return .some(m.error) }
-                m.waiters.append(continuation)
+            let done = status.withLockedValue { status -> SessionError?? in
+                if case .completed(let error) = status.lifecycle.state, reentrant ? status.transferEnded : status.delivered {
+                    return .some(error)
+                }
+                status.waiters.append((!reentrant, continuation))
                 return .none
             }
             if let done { continuation.resume(returning: done) }
         }
     }
 
-    // MARK: internals shared with the driver
+    // MARK: the transfer
 
     func cancel(because reason: SessionError) {
-        let (connection, driver, wasSuspended) = mutable.withLockedValue { m -> (HTTPConnection?, Task<Void, Never>?, Bool) in
-            switch m.state {
-            case .completed, .canceling:
-                return (nil, nil, false)
-            case .suspended:
-                m.state = .canceling
-                m.cancellation = reason
-                return (nil, nil, true)
-            case .running:
-                m.state = .canceling
-                m.cancellation = reason
-                return (m.connection, m.driver, false)
-            }
+        let (action, connections, transfer) = status.withLockedValue { status in
+            (status.lifecycle.cancel(reason), Array(status.connections.values), status.transfer)
         }
-        connection?.close()
-        driver?.cancel()
-        if wasSuspended {
-            Task { await self.complete(with: reason) }
+        switch action {
+        case .completeNow(let error):
+            Task { await self.finish(with: error) }
+        case .stopTransfer:
+            connections.forEach { $0.close() }
+            transfer?.cancel()
+        case .none:
+            break
         }
     }
 
-    /// The driver's entry point: runs the transfer, then reports completion exactly once.
+    /// The transfer's entry point: runs it, then reports completion exactly once.
     private func run() async {
-        var failure: SessionError?
         var timeout: Task<Void, Never>?
         if let limit = session.configuration.resourceTimeout {
             timeout = Task { [weak self] in
@@ -122,106 +155,81 @@ public class SessionTask: @unchecked Sendable {
                 self?.cancel(because: SessionError.resourceTimedOut.with("transfer did not finish within \(limit)"))
             }
         }
-        failure = await performWithRetries()
+        let error = await transfer()
         timeout?.cancel()
-        if let reason = mutable.withLockedValue({ $0.cancellation }) {
-            failure = reason
-        }
-        await complete(with: await finalize(failure))
+        await finish(with: error)
     }
 
-    /// Runs `perform()` until it succeeds, fails permanently, or the retry policy gives up.
-    /// Transient failures of GET and HEAD are retried after the policy's delay; a `.restart`
-    /// (stored bytes unusable) runs again at once, at most three times.
-    private func performWithRetries() async -> SessionError? {
-        let policy = session.configuration.retryPolicy
-        var attempt = 1
-        var restarts = 0
-        while true {
-            do {
-                try await perform()
-                return nil
-            } catch {
-                if mutable.withLockedValue({ $0.cancellation }) != nil { return error }
-                if error.code == .restart && restarts < 3 {
-                    restarts += 1
-                    continue
-                }
-                guard isIdempotent, RetryPolicy.isTransient(error) || error.code == .serverBusy,
-                      let delay = policy.delay(afterAttempt: attempt, retryAfter: error.retryAfter,
-                                               random: Double.random(in: 0..<1)) else {
-                    return error
-                }
-                await session.delegate?.task(self, willRetryAfter: delay, error: error)
-                try? await Task.sleep(for: delay)
-                attempt += 1
-                mutable.withLockedValue { $0.attempt = attempt }
-            }
-        }
-    }
+    /// The kind's transfer. Returns its error, nil on success.
+    func transfer() async -> SessionError? { nil }
 
-    /// GET and HEAD may be sent again without asking anyone.
-    var isIdempotent: Bool {
-        let method = originalRequest.method.uppercased()
-        return method == "GET" || method == "HEAD"
-    }
-
-    /// True when the retry policy would allow another attempt after the current one.
-    var canRetry: Bool {
-        let attempt = mutable.withLockedValue { $0.attempt }
-        return isIdempotent && session.configuration.retryPolicy.delay(afterAttempt: attempt, retryAfter: nil, random: 0) != nil
-    }
-
-    private func complete(with error: SessionError?) async {
-        let alreadyDone = mutable.withLockedValue { m -> Bool in
-            if m.state == .completed { return true }
-            m.error = error
-            m.connection = nil
-            return false
+    /// Records the end, emits `completed` and wakes the waiters.
+    private func finish(with error: SessionError?) async {
+        let final = status.withLockedValue { status -> SessionError?? in
+            guard let final = status.lifecycle.transferEnded(error) else { return .none }
+            status.connections = [:]
+            status.transferEnded = true
+            return .some(final)
         }
-        guard !alreadyDone else { return }
-        await session.delegate?.task(self, didCompleteWithError: error)
-        let waiters = mutable.withLockedValue { m -> [CheckedContinuation<SessionError?, Never>] in
-            m.state = .completed
-            defer { m.waiters = [] }
-            return m.waiters
+        guard let final else { return }
+        let early = status.withLockedValue { status in
+            let early = status.waiters.filter { !$0.afterDelivery }
+            status.waiters.removeAll { !$0.afterDelivery }
+            return early
         }
-        waiters.forEach { $0.resume(returning: error) }
+        early.forEach { $0.continuation.resume(returning: final) }
+        emit(.completed(final))
+        await delivery.drained()
+        let waiters = status.withLockedValue { status in
+            status.delivered = true
+            defer { status.waiters = [] }
+            return status.waiters
+        }
+        waiters.forEach { $0.continuation.resume(returning: final) }
         session.taskDidComplete(self)
     }
 
-    /// Hook for subclasses: the last word on the task's error before the delegate hears of
-    /// completion (download tasks attach resume data and close their file here).
-    func finalize(_ error: SessionError?) async -> SessionError? { error }
+    // MARK: helpers for the transfer
 
-    /// Hook for subclasses: adjust the first request of each attempt (download tasks add
-    /// `Range` and `If-Range` when they hold bytes).
-    func prepare(_ request: Request) async throws(SessionError) -> Request { request }
-
-    /// Hook for subclasses: look at the final response head before the delegate does. Returns
-    /// true when the task is finished with it (the connection must then be released).
-    func intercept(_ response: Response, framing: ResponseFraming, on connection: HTTPConnection) async throws(SessionError) -> Bool {
-        false
+    /// Queues an event for the delegate and the subscribers.
+    func emit(_ event: TaskEvent) {
+        delivery.emit(event, for: self, to: session.delegate)
     }
 
-    /// Throws the cancellation reason if the task was cancelled.
-    func checkCancelled() throws(SessionError) {
-        if let reason = mutable.withLockedValue({ $0.cancellation }) { throw reason }
+    /// Asks the delegate a question after every earlier event was delivered; nil without a
+    /// delegate.
+    func decide<T: Sendable>(_ question: (any SessionDelegate) async -> T) async -> T? {
+        guard let delegate = session.delegate else { return nil }
+        await delivery.drained()
+        return await CallbackContext.$deciding.withValue(ObjectIdentifier(self)) {
+            await question(delegate)
+        }
     }
 
-    /// Hook for subclasses: consume the body of the final response. The connection must be
-    /// released to the pool (reusable or not) before returning or throwing.
-    func receiveBody(of response: Response, framing: ResponseFraming, on connection: HTTPConnection) async throws(SessionError) {
-        session.pool.release(connection, reusable: false)
+    /// Runs `body` with `connection` registered, so that a cancellation closes it. Returns
+    /// the cancellation error instead when the task was cancelled before or during the body.
+    func using<T>(_ connection: HTTPConnection, _ body: () async throws(SessionError) -> T) async throws(SessionError) -> T {
+        let cancelled = status.withLockedValue { status -> SessionError? in
+            if let reason = status.lifecycle.cancellation { return reason }
+            status.connections[connection.id] = connection
+            return nil
+        }
+        if let cancelled { throw cancelled }
+        defer { status.withLockedValue { _ = $0.connections.removeValue(forKey: connection.id) } }
+        return try await body()
     }
+
+    /// The cancellation reason, if the task was cancelled.
+    var cancellation: SessionError? { status.withLockedValue { $0.lifecycle.cancellation } }
 }
 
-/// A task whose body is delivered to the delegate in pieces (or collected, for
-/// ``Session/data(for:)``): the counterpart of NSURLSessionDataTask. Content codings are undone
-/// as the configuration says; the pieces are the decoded body.
+/// A task whose body is delivered in pieces (``TaskEvent/data(_:)``), or collected for
+/// ``Session/data(for:)``: the counterpart of NSURLSessionDataTask. Content codings are undone as
+/// the configuration says; the pieces are the decoded body. An error status (4xx, 5xx) is a
+/// response like any other: the task succeeds with it, as in NSURLSession.
 public final class DataTask: SessionTask, @unchecked Sendable {
     let collects: Bool
-    private let collected = NIOLockedValueBox<[UInt8]>([])
+    let collected = NIOLockedValueBox<[UInt8]>([])
 
     init(session: Session, identifier: Int, request: Request, collects: Bool) {
         self.collects = collects
@@ -231,38 +239,7 @@ public final class DataTask: SessionTask, @unchecked Sendable {
     /// The body, for tasks made by ``Session/data(for:)``.
     var collectedBody: [UInt8] { collected.withLockedValue { $0 } }
 
-    override func receiveBody(of response: Response, framing: ResponseFraming, on connection: HTTPConnection) async throws(SessionError) {
-        var failure: SessionError?
-        var ended = false
-        var transform = BodyTransform()
-        transform.decoding = BodyDecoding.judge(response, decodeContent: session.configuration.decodesContentEncoding,
-                                                name: response.url.lastPathComponent).contentCodings
-        do {
-            try transform.bound(by: session.configuration.maximumBodyBytes, announced: response.expectedContentLength)
-        } catch {
-            session.pool.release(connection, reusable: false)
-            throw error
-        }
-        await connection.streamBody(.data(highWatermark: 1 << 20, transform: transform)) { event in
-            switch event {
-            case .data(let bytes):
-                mutable.withLockedValue { $0.bytesReceived += Int64(bytes.count) }
-                if collects {
-                    collected.withLockedValue { $0 += bytes }
-                } else {
-                    await session.delegate?.dataTask(self, didReceive: bytes)
-                }
-                connection.acknowledge(bytes.count)
-            case .end:
-                ended = true
-            case .failed(let error):
-                failure = error
-            case .progress:
-                break
-            }
-        }
-        session.pool.release(connection, reusable: ended && framing.keepAlive)
-        if let failure { throw failure }
-        if !ended { throw SessionError.connectionClosed.with("body ended unexpectedly") }
+    override func transfer() async -> SessionError? {
+        await DataTransfer(task: self).run()
     }
 }

@@ -1,7 +1,15 @@
-/// Where a download task puts the body.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Where a download task puts the body (NSURLDownload's destination rules).
 public struct DownloadDestination: Sendable, Equatable {
+    /// The place itself.
     public enum Target: Sendable, Equatable {
-        /// A file named by the suggested-filename rules inside this directory (created if missing).
+        /// A file named by the suggested-filename rules inside this directory (created if
+        /// missing). A relative path is taken from the working directory when the task is made.
         case directory(String)
         /// Exactly this path, replaced if it exists (`-O FILE`). An existing non-regular file
         /// (`/dev/null`, a FIFO) is written in place.
@@ -25,12 +33,25 @@ public struct DownloadDestination: Sendable, Equatable {
     /// Name the file after the URL reached by redirects instead of the one asked for.
     public var trustServerNames = false
     /// Continue a `NAME.part` or `NAME` that another tool left (wget's `-c`), even without
-    /// resume state: the server must answer the range exactly at the file's length.
+    /// resume state: the server must answer the range exactly at the file's length. A local
+    /// file longer than the remote one is left as it is.
     public var continuePartial = false
+    /// Save the body of an error answer (4xx, 5xx) too. Off by default: a download answered
+    /// with an error status publishes nothing and fails with ``SessionError/Category/httpStatus``
+    /// (the error carries the response). With it on, the body is published and the task still
+    /// fails with that error.
+    public var keepsErrorResponses = false
 
     public init(_ target: Target) { self.target = target }
 
+    /// A directory, by path.
     public static func directory(_ path: String) -> DownloadDestination { .init(.directory(path)) }
+    /// A directory, by file URL.
+    public static func directory(_ url: URL) -> DownloadDestination { .init(.directory(url.path(percentEncoded: false))) }
+    /// A file, by path.
     public static func file(_ path: String) -> DownloadDestination { .init(.file(path)) }
+    /// A file, by file URL.
+    public static func file(_ url: URL) -> DownloadDestination { .init(.file(url.path(percentEncoded: false))) }
+    /// The process's standard output.
     public static var standardOutput: DownloadDestination { .init(.standardOutput) }
 }

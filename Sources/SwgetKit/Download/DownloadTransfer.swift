@@ -1,0 +1,364 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import NIOCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One download from its first request to the published file, read top to bottom:
+///
+/// 1. ``run()``: take over bytes an earlier run left (``adoptExistingBytes()``, in
+///    DownloadTransfer+Adopt.swift), run the exchange, then keep or clean up what is left.
+/// 2. ``additions()``: before each request, the range to ask for (``DownloadState/plan(toStandardOutput:)``).
+/// 3. ``consume(_:)``: for the final answer of each attempt — judge it against the bytes held,
+///    refuse error statuses, ask the delegate, open the destination, then stream the body into
+///    the file (or hand it to ``SegmentedDownload``) and publish.
+///
+/// Decisions come from the value types (``DownloadState``, ``ResumeNegotiation``,
+/// ``BodyDecoding``); this class does the file system calls and reports events.
+final class DownloadTransfer: ResponseConsumer {
+    let task: DownloadTask
+    var state = DownloadState()
+    /// The destination, once opened (or adopted); kept across attempts.
+    var file: OpenDownload?
+    /// The runner, for segment requests at the current hop.
+    private(set) var runner: ExchangeRunner?
+    var session: Session { task.session }
+    var checkpoints: Bool { session.configuration.backgroundIdentifier != nil }
+    var toStandardOutput: Bool { task.destination.target == .standardOutput }
+
+    init(task: DownloadTask) {
+        self.task = task
+    }
+
+    func run() async -> SessionError? {
+        var error: SessionError?
+        do {
+            try adoptExistingBytes()
+            let resumeURL = state.resume.flatMap { $0.finalURL != $0.originalURL && $0.bytesOnDisk > 0 ? URL(string: $0.finalURL) : nil }
+            let runner = ExchangeRunner(task: task, startingAt: resumeURL)
+            self.runner = runner
+            error = await runner.run(self)
+        } catch let failure {
+            error = failure
+        }
+        if let reason = task.cancellation { error = reason }
+        return finalize(error)
+    }
+
+    // MARK: ResponseConsumer
+
+    func additions() -> [(name: String, value: String)] {
+        switch state.plan(toStandardOutput: toStandardOutput) {
+        case .fresh(let truncate):
+            if truncate, let file, file.canTruncate { try? file.position(at: 0) }
+            return []
+        case .resume(_, let fields):
+            return fields.map { ($0.name, $0.value) }
+        case .impossible:
+            return []
+        }
+    }
+
+    func consume(_ final: FinalResponse) async -> Consumed {
+        let response = final.response
+        let verdict = state.judge(response, originalURL: task.originalRequest.url,
+                                  sessionIdentifier: session.configuration.backgroundIdentifier, toStandardOutput: toStandardOutput)
+        // The one decoding decision, made before anyone hears of the response: only a body
+        // written from byte 0 is decoded (continued bytes are appended as sent).
+        var decoding = BodyDecoding()
+        if case .write(from: 0) = verdict {
+            decoding = BodyDecoding.judge(response, decodeContent: session.configuration.decodesContentEncoding,
+                                          name: destinationNameHint(for: response))
+        }
+        task.findings.withLockedValue { $0.decoding = decoding }
+        task.emit(.response(response))
+        switch verdict {
+        case .fail(let reason):
+            return .failed(SessionError.badResponse.with(reason), reusable: false)
+        case .restart(let reason):
+            if let file, !file.canTruncate {
+                return .failed(refusal(reason), reusable: false)
+            }
+            if let file { try? file.position(at: 0) }
+            return .restart(reason: reason, reusable: false)
+        case .complete:
+            task.status.withLockedValue { $0.bytesReceived = state.resume?.bytesOnDisk ?? 0 }
+            let reusable = await ExchangeRunner.skipBody(of: final.received, framing: final.framing, on: final.connection)
+            return finish(reusable: reusable)
+        case .write(let offset):
+            if offset == 0, state.restartsHeldBytes {
+                if let file, !file.canTruncate { return await keepLongerLocalFile(final) }
+                task.emit(.restarted(reason: "the server sent the whole file (range ignored or file changed)"))
+            }
+            return await write(final, from: offset)
+        }
+    }
+
+    // MARK: the body
+
+    private func write(_ final: FinalResponse, from offset: Int64) async -> Consumed {
+        let response = final.response
+        let isError = response.statusCode >= 300
+        if isError && !task.destination.keepsErrorResponses || response.statusCode == 204 {
+            // An error page is not the file (and a 204 has none): nothing is published.
+            let reusable = await ExchangeRunner.skipBody(of: final.received, framing: final.framing, on: final.connection)
+            guard isError else { return finish(reusable: reusable, publishing: false) }
+            return .failed(statusError(response), reusable: reusable)
+        }
+        if await task.decide({ await $0.task(self.task, didReceive: response) }) == .cancel {
+            return .failed(SessionError.cancelled, reusable: false)
+        }
+        let transform: BodyTransform
+        do {
+            transform = try await bodyTransform(for: response, offset: offset)
+            if file == nil { try await openDestination(for: response) }
+        } catch {
+            return .failed(error, reusable: false)
+        }
+        guard let file else { return finish(reusable: false, publishing: false) }  // skipped (-nc)
+        let expected = state.resume?.expectedLength ?? response.expectedContentLength.map { $0 + offset }
+        let segments = SegmentedDownload.plan(for: response, offset: offset, state: state, transform: transform,
+                                              file: file, configuration: session.configuration)
+        do {
+            // A segmented transfer keeps what lies beyond `offset`: ranges already written, or
+            // bytes its workers will overwrite.
+            if segments == nil || (offset == 0 && state.resume?.segments?.isEmpty != false) { try file.position(at: offset) }
+        } catch {
+            return .failed(error, reusable: false)
+        }
+        if offset > 0 { task.emit(.resumed(atOffset: offset, expectedTotalBytes: expected)) }
+        if let segments {
+            guard let runner else { return .failed(SessionError.badResponse.with("no exchange"), reusable: false) }
+            if let failure = await SegmentedDownload(transfer: self, runner: runner, plan: segments, response: response).run(first: final) {
+                return failure
+            }
+            return finish(reusable: false)
+        }
+        if isError { task.emit(.warning("saving the body of the error response \(response.statusCode)")) }
+
+        let outcome: BodyOutcome
+        if let body = final.received.completeBody {
+            outcome = writeComplete(body, transform: transform, to: file, offset: offset, expected: expected)
+        } else {
+            outcome = await stream(final.connection, transform: transform, to: file, offset: offset, expected: expected)
+        }
+        switch outcome {
+        case .failed(let error):
+            return .failed(error, reusable: false)
+        case .ended(let decoded):
+            if !transform.decoding.isEmpty { task.findings.withLockedValue { $0.decodedBytes = decoded } }
+            if let reason = task.cancellation { return .failed(reason, reusable: false) }
+            let done = finish(reusable: final.framing.keepAlive)
+            if isError, case .done(let reusable) = done { return .failed(statusError(response), reusable: reusable) }
+            return done
+        }
+    }
+
+    private enum BodyOutcome {
+        case ended(decoded: Int64)
+        case failed(SessionError)
+    }
+
+    /// Streams the body inside the connection's pipeline into the file; progress comes back as
+    /// events (a handful a second).
+    private func stream(_ connection: HTTPConnection, transform: BodyTransform, to file: OpenDownload,
+                        offset: Int64, expected: Int64?) async -> BodyOutcome {
+        var failure: SessionError?
+        var written: Int64 = 0
+        var decoded: Int64 = 0
+        var ended = false
+        await connection.streamBody(.file(fd: file.fileDescriptor, progressInterval: .milliseconds(100), transform: transform)) { event in
+            switch event {
+            case .progress(let count):
+                let delta = count - written
+                written = count
+                progressed(offset + written, delta: delta, expected: expected, file: file)
+            case .end(let end):
+                written = end.bytes
+                decoded = end.decoded
+                ended = true
+            case .failed(let error):
+                failure = error
+            case .data:
+                break
+            }
+        }
+        if transform.decoding.isEmpty { state.resume?.bytesOnDisk = offset + written }
+        if let failure { return .failed(failure) }
+        guard ended else { return .failed(task.cancellation ?? SessionError.connectionClosed.with("body ended unexpectedly")) }
+        return .ended(decoded: decoded)
+    }
+
+    /// A body that arrived whole with its head: written from here, no trip to the event loop.
+    private func writeComplete(_ parts: [ByteBuffer], transform: BodyTransform, to file: OpenDownload,
+                               offset: Int64, expected: Int64?) -> BodyOutcome {
+        var output = BodyOutput(transform)
+        let fd = file.fileDescriptor
+        do {
+            var landed = 0
+            for part in parts {
+                try output.process(part) { bytes throws(SessionError) in try FileWriter.writeAll(bytes, to: fd, landed: &landed) }
+            }
+            try output.finish { bytes throws(SessionError) in try FileWriter.writeAll(bytes, to: fd, landed: &landed) }
+        } catch {
+            return .failed(error)
+        }
+        progressed(offset + output.received, delta: output.received, expected: expected, file: file, checkpoint: false)
+        return .ended(decoded: output.delivered)
+    }
+
+    /// Body bytes up to `total` are in the file: counts, the delegate, and a checkpoint when due.
+    func progressed(_ total: Int64, delta: Int64, expected: Int64?, file: OpenDownload, checkpoint: Bool = true) {
+        task.status.withLockedValue { $0.bytesReceived = total }
+        let due = state.progressed(to: total, now: .now(), checkpoints: checkpoint && checkpoints)
+        task.findings.withLockedValue {
+            $0.held = state.resume.flatMap { located($0, file) }
+            $0.heldDescriptor = file.fileDescriptor
+        }
+        if let due, let paths = file.paths { save(due, at: paths, fd: file.fileDescriptor) }
+        task.emit(.wroteData(bytesWritten: delta, totalBytesWritten: total, totalBytesExpectedToWrite: expected))
+    }
+
+    /// Syncs the part file, then saves `data` as its state: the state never claims bytes that a
+    /// crash could still lose.
+    func save(_ data: ResumeData, at paths: DownloadPaths, fd: Int32) {
+        if fdatasync(fd) == 0 { try? ResumeStore.save(data.located(at: paths), at: paths) }
+    }
+
+    /// Decides what this attempt decodes and bounds. Only a body written from byte 0 is
+    /// decoded: continued bytes are appended as sent, like the bytes before them.
+    private func bodyTransform(for response: Response, offset: Int64) async throws(SessionError) -> BodyTransform {
+        var transform = BodyTransform()
+        if offset == 0, let decoding = task.findings.withLockedValue({ $0.decoding }) {
+            transform.decoding = decoding.contentCodings
+            if decoding.payloadIsGzip {
+                if state.decodesPayload == nil && file == nil {
+                    state.decodesPayload = await task.decide {
+                        await $0.downloadTask(self.task, shouldDecodePayloadOfMIMEType: response.mimeType)
+                    } ?? false
+                }
+                if state.decodesPayload == true { transform.decoding = [.gzip] }
+            }
+        }
+        state.chooseDecoding(transform.decoding)
+        let codings = transform.decoding
+        task.findings.withLockedValue {
+            $0.decodedCodings = codings
+            $0.decodedBytes = nil
+        }
+        try transform.bound(by: session.configuration.maximumBodyBytes, announced: response.expectedContentLength, after: offset)
+        return transform
+    }
+
+    /// The name the body would be saved under, for judging whether it is a `.gz` file.
+    private func destinationNameHint(for response: Response) -> String {
+        if let file { return (DownloadPaths(finalPath: file.visiblePath)?.name ?? "") }
+        switch task.destination.target {
+        case .directory:
+            return response.suggestedFilename(useContentDisposition: task.destination.useContentDisposition,
+                                              trustServerNames: task.destination.trustServerNames)
+        case .file(let path): return DownloadPaths(finalPath: path)?.name ?? ""
+        case .standardOutput: return response.url.lastPathComponent
+        }
+    }
+
+    // MARK: the end
+
+    /// Publishes the complete file, forgets its resume state, reports it.
+    private func finish(reusable: Bool, publishing: Bool = true) -> Consumed {
+        guard publishing, let file else { return .done(reusable: reusable) }
+        let location: String
+        do {
+            location = try file.publish()
+        } catch {
+            task.findings.withLockedValue { $0.partialFile = file.visiblePath }
+            return .failed(error, reusable: reusable)
+        }
+        if let paths = file.paths { ResumeStore.remove(at: paths) }
+        self.file = nil
+        task.findings.withLockedValue {
+            $0.location = location
+            $0.partialFile = nil
+            $0.held = nil
+            $0.heldDescriptor = nil
+        }
+        task.emit(.finishedDownloading(to: URL(filePath: location)))
+        return .done(reusable: reusable)
+    }
+
+    /// At the end of a failed transfer: close the file, keep the `.part` with its state, hand
+    /// out resume data when the bytes can be continued.
+    private func finalize(_ error: SessionError?) -> SessionError? {
+        guard var error else { return nil }
+        guard let file else { return error }
+        self.file = nil
+        switch file {
+        case .part(let part):
+            // Corrupt encoded data, or a file over the size limit: nothing worth keeping.
+            let worthless = error == SessionError.decodingFailed || error == SessionError.tooLarge
+            let kept = state.resume.map { data in data.segments.map { $0.reduce(0) { $0 + $1.count } } ?? data.bytesOnDisk } ?? 0
+            if !worthless, kept > 0, let resume = state.resume, let paths = part.paths {
+                let data = resume.located(at: paths)
+                if checkpoints { save(data, at: paths, fd: part.fileDescriptor) } else { fdatasync(part.fileDescriptor) }
+                part.abandon()
+                task.findings.withLockedValue { $0.partialFile = part.partPath }
+                error.resumeData = data
+            } else {
+                part.abandon()
+                unlink(part.partPath)  // nothing worth resuming
+                if let paths = part.paths { ResumeStore.remove(at: paths) }
+            }
+        case .inPlace, .standardOutput:
+            file.abandon()
+        }
+        return error
+    }
+
+    /// The failure for an answer with an error status: it names the status and carries the
+    /// response.
+    private func statusError(_ response: Response) -> SessionError {
+        SessionError.httpStatus.with("server answered \(response.statusCode) \(DisplayText.sanitize(response.reasonPhrase))")
+            .responding(response)
+    }
+
+    /// `-c` on the user's own file, and the answer cannot continue it: the file is left alone.
+    private func refusal(_ reason: String) -> SessionError {
+        let name = file?.visiblePath ?? ""
+        return SessionError.cannotContinue.with("\(reason); '\(name)' is left as it is (remove it to download again)")
+    }
+
+    /// `-c` on the user's own file answered with the whole file: a remote file no longer than
+    /// the local one leaves it as it is (wget's Test-c-shorter); a longer one cannot be
+    /// continued, and the local file is not destroyed either.
+    private func keepLongerLocalFile(_ final: FinalResponse) async -> Consumed {
+        let held = state.resume?.bytesOnDisk ?? 0
+        let reusable = await ExchangeRunner.skipBody(of: final.received, framing: final.framing, on: final.connection)
+        if let length = final.response.expectedContentLength, length <= held {
+            task.emit(.warning("the local file is as long as the remote one or longer (\(held) ≥ \(length) bytes); left as it is"))
+            file?.abandon()
+            task.findings.withLockedValue { $0.location = file?.visiblePath }
+            file = nil
+            return .done(reusable: reusable)
+        }
+        return .failed(refusal("the server does not support continuing this download"), reusable: reusable)
+    }
+
+    /// `data` naming the part and final paths of `file`.
+    func located(_ data: ResumeData, _ file: OpenDownload) -> ResumeData? {
+        file.paths.map { data.located(at: $0) }
+    }
+}
+
+extension ResumeData {
+    /// The same state, naming the part and final paths of `paths`.
+    func located(at paths: DownloadPaths) -> ResumeData {
+        var data = self
+        data.partPath = paths.partPath
+        data.finalPath = paths.finalPath
+        return data
+    }
+}

@@ -1,0 +1,85 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Where one hop of a resource goes: the URL, the method and whether the body is sent, as
+/// redirects have shaped them. The headers are not part of it: they are derived from the
+/// original request for every hop by ``HopRequest/make(original:target:additions:)``.
+struct HopTarget: Sendable, Equatable {
+    var url: URL
+    var method: String
+    /// False once a redirect turned the request into a GET without a body (303, or POST after
+    /// 301/302).
+    var sendsBody: Bool
+    /// Headers a redirect delegate set on the request it returned, for this hop (and its
+    /// retries) only: the next redirect starts again from the original request.
+    var delegateHeaders = HeaderFields()
+    /// Header names the redirect delegate removed from the proposed request, for this hop only.
+    var delegateRemovals: [String] = []
+
+    /// The first hop: the original request as the caller made it.
+    init(_ request: Request) {
+        url = request.url
+        method = request.method
+        sendsBody = request.body != nil
+    }
+
+    init(url: URL, method: String, sendsBody: Bool) {
+        self.url = url
+        self.method = method
+        self.sendsBody = sendsBody
+    }
+}
+
+/// The one place where the request for every hop of every task is built: the first request,
+/// each redirect, each retry, each resumed or ranged request, each segment of a split download.
+/// No code path sends a request derived from the original with only its URL swapped.
+///
+/// Origin rule: the fields that carry credentials or state of the original origin
+/// (`Authorization`, `Cookie`, `Proxy-Authorization`) are sent only while the hop's origin
+/// (scheme, host, port) is the original request's. A redirect to another origin, a retry or a
+/// resume at that origin, and every segment fetched there go without them, whichever path
+/// built the request.
+enum HopRequest {
+    /// Header fields bound to the original request's origin.
+    static let originBoundFields = ["Authorization", "Cookie", "Proxy-Authorization"]
+
+    /// The request for `target`, built from `original`: the original's fields (less the
+    /// origin-bound ones at another origin, and less the body when the target sends none),
+    /// then what the redirect delegate changed for this hop, then `additions` (range and
+    /// validator fields of a resume, a segment's range), which replace fields of the same name.
+    static func make(original: Request, target: HopTarget, additions: [(name: String, value: String)] = []) -> Request {
+        var request = original
+        request.url = target.url
+        request.method = target.method
+        if !target.sendsBody {
+            request.body = nil
+            request.headers.remove("Content-Type")
+            request.headers.remove("Content-Encoding")
+        }
+        if !Origin(original.url).isSame(as: Origin(target.url)) {
+            for name in originBoundFields { request.headers.remove(name) }
+        }
+        for name in target.delegateRemovals { request.headers.remove(name) }
+        for field in target.delegateHeaders { request.headers.set(field.name, field.value) }
+        for field in additions { request.headers.set(field.name, field.value) }
+        return request
+    }
+
+    /// The target a redirect delegate asked for by returning `chosen` instead of `proposed`: its
+    /// URL, method and body choice, and the header changes it made, kept for this hop only.
+    static func target(chosen: Request, proposed: Request) -> HopTarget {
+        var target = HopTarget(url: chosen.url, method: chosen.method, sendsBody: chosen.body != nil)
+        for field in chosen.headers where proposed.headers.values(for: field.name) != chosen.headers.values(for: field.name) {
+            if !target.delegateHeaders.contains(field.name) {
+                target.delegateHeaders.set(field.name, chosen.headers.values(for: field.name).joined(separator: ", "))
+            }
+        }
+        for field in proposed.headers where !chosen.headers.contains(field.name) && !target.delegateRemovals.contains(field.name) {
+            target.delegateRemovals.append(field.name)
+        }
+        return target
+    }
+}

@@ -1,0 +1,159 @@
+/// Which connections may be shared: one pool per (proxy, origin). Issue-free keys today hold the
+/// origin only; a proxy adds itself here so that tunnels through different proxies never mix.
+struct PoolKey: Hashable, Sendable, CustomStringConvertible {
+    let origin: Origin
+    /// The proxy the connection goes through, when one does (its description, password masked).
+    var proxy: String?
+
+    init(origin: Origin, proxy: String? = nil) {
+        self.origin = origin
+        self.proxy = proxy
+    }
+
+    var description: String { proxy.map { "\(origin) via \($0)" } ?? origin.description }
+}
+
+/// The keep-alive pool's bookkeeping as a value: idle connections, open counts against the
+/// per-host limit, and waiters in arrival order, per ``PoolKey``. ``ConnectionPool`` holds it
+/// behind one lock and performs its actions; connections and waiters are plain numbers here,
+/// so every rule is tested by tables (ConnectionPoolStateMachineTests).
+///
+/// Invariants, per key: `open` counts connections leased, being connected and idle
+/// (`idle.count <= open <= limit`); a waiter exists only while `open == limit` and nothing is
+/// idle; a released slot goes to the oldest waiter first (as an idle connection to reuse, or as
+/// the right to connect).
+struct ConnectionPoolStateMachine {
+    typealias ConnectionID = Int
+    typealias WaiterID = Int
+
+    /// What a lease gets.
+    enum Grant: Equatable, Sendable {
+        /// Reuse this idle connection.
+        case reuse(ConnectionID)
+        /// Open a new connection (a slot is reserved for it).
+        case connect
+        /// The pool is shut down.
+        case shutDown
+    }
+
+    enum LeaseAction: Equatable {
+        case grant(Grant)
+        /// Wait: the waiter is queued and will be granted later.
+        case wait
+    }
+
+    /// What releasing a connection (or freeing a slot) does.
+    enum ReleaseAction: Equatable {
+        /// Keep the connection idle for later.
+        case park(ConnectionID)
+        /// Give the connection straight to a waiter.
+        case handOver(ConnectionID, to: WaiterID)
+        /// Close the connection; when a waiter is given, it may now connect.
+        case close(ConnectionID?, wake: WaiterID?)
+    }
+
+    private struct PerKey {
+        var idle: [ConnectionID] = []
+        var open = 0
+        var waiters: [WaiterID] = []
+        var isEmpty: Bool { idle.isEmpty && open == 0 && waiters.isEmpty }
+    }
+
+    let limit: Int
+    private var keys: [PoolKey: PerKey] = [:]
+    private(set) var isShutDown = false
+
+    init(limit: Int) {
+        self.limit = max(1, limit)
+    }
+
+    /// A task wants a connection for `key`.
+    mutating func lease(_ key: PoolKey, waiter: WaiterID) -> LeaseAction {
+        guard !isShutDown else { return .grant(.shutDown) }
+        var entry = keys[key, default: PerKey()]
+        defer { keys[key] = entry }
+        if let id = entry.idle.popLast() { return .grant(.reuse(id)) }
+        if entry.open < limit {
+            entry.open += 1
+            return .grant(.connect)
+        }
+        entry.waiters.append(waiter)
+        return .wait
+    }
+
+    /// A connection leased with `.connect` could not be opened: its slot is free again.
+    mutating func connectFailed(_ key: PoolKey) -> ReleaseAction {
+        release(key, connection: nil, reusable: false)
+    }
+
+    /// A leased connection comes back; `connection` is nil for a slot whose connect failed.
+    mutating func release(_ key: PoolKey, connection: ConnectionID?, reusable: Bool) -> ReleaseAction {
+        var entry = keys[key, default: PerKey()]
+        defer { store(entry, at: key) }
+        if reusable, !isShutDown, let connection {
+            if !entry.waiters.isEmpty { return .handOver(connection, to: entry.waiters.removeFirst()) }
+            entry.idle.append(connection)
+            return .park(connection)
+        }
+        if !isShutDown, !entry.waiters.isEmpty {
+            return .close(connection, wake: entry.waiters.removeFirst())  // the slot passes on
+        }
+        entry.open = max(0, entry.open - 1)
+        return .close(connection, wake: nil)
+    }
+
+    /// An idle connection closed by itself (the server, or the idle timeout): its slot is free.
+    mutating func idleClosed(_ key: PoolKey, connection: ConnectionID) -> WaiterID? {
+        guard var entry = keys[key], let index = entry.idle.firstIndex(of: connection) else { return nil }
+        entry.idle.remove(at: index)
+        defer { store(entry, at: key) }
+        if !entry.waiters.isEmpty { return entry.waiters.removeFirst() }  // it may connect
+        entry.open = max(0, entry.open - 1)
+        return nil
+    }
+
+    /// Closes the idle connections to `key`: a request on a new connection to the same server
+    /// has had no answer for a while, and a server that serves one connection at a time (GNU
+    /// wget's test server, small embedded servers) answers only once ours are gone.
+    mutating func closeIdle(_ key: PoolKey) -> [ConnectionID] {
+        guard var entry = keys[key], !entry.idle.isEmpty else { return [] }
+        let closing = entry.idle
+        entry.idle = []
+        entry.open = max(0, entry.open - closing.count)
+        store(entry, at: key)
+        return closing
+    }
+
+    /// A waiting task gave up (cancelled); false when it had already been granted.
+    mutating func cancelWaiter(_ key: PoolKey, waiter: WaiterID) -> Bool {
+        guard var entry = keys[key], let index = entry.waiters.firstIndex(of: waiter) else { return false }
+        entry.waiters.remove(at: index)
+        store(entry, at: key)
+        return true
+    }
+
+    /// Refuses new leases: the idle connections to close and the waiters to fail.
+    mutating func shutdown() -> (idle: [ConnectionID], waiters: [WaiterID]) {
+        isShutDown = true
+        let idle = keys.values.flatMap(\.idle)
+        let waiters = keys.values.flatMap(\.waiters)
+        for (key, var entry) in keys {
+            entry.open -= entry.idle.count
+            entry.idle = []
+            entry.waiters = []
+            keys[key] = entry
+        }
+        return (idle, waiters)
+    }
+
+    /// Open connections (leased, connecting or idle) to `key`.
+    func openCount(_ key: PoolKey) -> Int { keys[key]?.open ?? 0 }
+    /// Idle connections to `key`, oldest first.
+    func idleConnections(_ key: PoolKey) -> [ConnectionID] { keys[key]?.idle ?? [] }
+    /// Waiters for `key`, in order.
+    func waiters(_ key: PoolKey) -> [WaiterID] { keys[key]?.waiters ?? [] }
+
+    private mutating func store(_ entry: PerKey, at key: PoolKey) {
+        keys[key] = entry.isEmpty ? nil : entry
+    }
+}

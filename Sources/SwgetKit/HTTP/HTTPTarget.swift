@@ -1,0 +1,91 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import NIOHTTP1
+
+/// An http(s) URL checked for what a connection and a request head need: a known scheme, a
+/// host that cannot smuggle anything into the Host header, a port in 1–65535. Building one is
+/// the check; the request head is written from it.
+struct HTTPTarget: Sendable, Equatable {
+    let origin: Origin
+    /// The host as used for connecting (an IPv6 literal without brackets).
+    let host: String
+    let url: URL
+
+    init(_ url: URL) throws(SessionError) {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw SessionError.unsupportedURL.with("unsupported scheme '\(DisplayText.sanitize(url.scheme ?? ""))' (swget speaks http and https)")
+        }
+        guard let host = url.host, !host.isEmpty else {
+            throw SessionError.unsupportedURL.with("URL has no host")
+        }
+        guard Self.isValidHost(host) else {
+            throw SessionError.unsupportedURL.with("invalid host name '\(DisplayText.sanitize(host))'")
+        }
+        if let port = url.port, !(1...65535).contains(port) {
+            throw SessionError.unsupportedURL.with("invalid port \(port) (must be 1-65535)")
+        }
+        self.url = url
+        self.host = host
+        self.origin = Origin(url)
+    }
+
+    /// Checks `url` as a target of an http(s) request without building anything.
+    static func validate(_ url: URL) throws(SessionError) {
+        _ = try HTTPTarget(url)
+    }
+
+    /// Letters, digits and `-._` (host names, IPv4), or an IPv6 literal; nothing that could
+    /// smuggle spaces, control characters or `@` tricks into a connection or Host header.
+    static func isValidHost(_ host: String) -> Bool {
+        if host.contains(":") { return host.utf8.allSatisfy { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") || isHexDigit($0) } }
+        return host.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+        }
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x66)
+    }
+
+    /// The `Host` field value: the host (IPv6 in brackets), with the port unless it is the
+    /// scheme's default.
+    var hostField: String {
+        let name = host.contains(":") ? "[\(host)]" : host
+        let defaultPort = origin.scheme == "https" ? 443 : 80
+        return origin.port == defaultPort ? name : "\(name):\(origin.port)"
+    }
+
+    /// Header fields the engine writes itself; a request's own values for them are ignored.
+    static let managedFields = ["Host", "Content-Length", "Connection", "Transfer-Encoding"]
+
+    /// The HTTP/1.1 request head of `request` (already built for its hop by ``HopRequest``):
+    /// origin-form target, `Host`, the session's default fields the request does not set, the
+    /// request's own fields, and `Content-Length` for a body.
+    func requestHead(for request: Request, defaultHeaders: HeaderFields) -> HTTPRequestHead {
+        var target = request.url.path(percentEncoded: true)
+        if target.isEmpty { target = "/" }
+        if let query = request.url.query(percentEncoded: true) { target += "?" + query }
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(defaultHeaders.count + request.headers.count + 2)
+        headers.add(name: "Host", value: hostField)
+        for field in defaultHeaders where !request.headers.contains(field.name) && !Self.isManaged(field.name) {
+            headers.add(name: field.name, value: field.value)
+        }
+        for field in request.headers where !Self.isManaged(field.name) {
+            headers.add(name: field.name, value: field.value)
+        }
+        if let body = request.body {
+            headers.add(name: "Content-Length", value: String(body.count))
+        }
+        return HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.method.uppercased()),
+                               uri: target, headers: headers)
+    }
+
+    private static func isManaged(_ name: String) -> Bool {
+        managedFields.contains { $0.caseInsensitiveEquals(name) }
+    }
+}

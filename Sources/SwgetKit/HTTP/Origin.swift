@@ -1,0 +1,22 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Scheme, host and port: the unit that credentials and connections belong to.
+struct Origin: Hashable, Sendable, CustomStringConvertible {
+    let scheme: String
+    let host: String
+    let port: Int
+
+    init(_ url: URL) {
+        scheme = url.scheme?.lowercased() ?? ""
+        host = (url.host ?? "").lowercased()
+        port = url.port ?? (scheme == "https" ? 443 : 80)
+    }
+
+    func isSame(as other: Origin) -> Bool { self == other }
+
+    var description: String { "\(scheme)://\(host):\(port)" }
+}

@@ -1,0 +1,153 @@
+import NIOConcurrencyHelpers
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The on-disk home of background downloads' ``ResumeData``: `NAME.swget` beside `NAME.part`
+/// (``DownloadPaths``), replaced atomically (temp file, fsync, rename, fsync of the directory),
+/// so a crash leaves either the old state or the new one, never a torn file.
+///
+/// A state file is input like any other: it may have been planted (a server once could name a
+/// download `x.swget`), edited or corrupted. What it says is therefore validated
+/// (``ResumeData/validated(partLength:)``), and the paths it records are never used: the state
+/// in `NAME.swget` only ever continues `NAME.part` into `NAME`, in the directory where it lies.
+enum ResumeStore {
+    /// Largest state file read (a real one is a few hundred bytes; segment maps add some).
+    static let maxStateBytes = 1 << 20
+
+    /// Writes the state of the download at `paths` atomically. `durable: false` skips the
+    /// syncs: for the first state of a new part, which claims no bytes (losing it in a crash
+    /// only leaves a part to restart).
+    static func save(_ data: ResumeData, at paths: DownloadPaths, durable: Bool = true) throws(SessionError) {
+        let directory = paths.directory.isEmpty ? "." : paths.directory
+        var template = Array((directory + "/.swget-state-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
+        guard fd >= 0 else { throw ioError("cannot write resume state in '\(directory)'") }
+        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let bytes = data.serialized()
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let synced = durable ? fsync(fd) : 0
+        close(fd)
+        guard written == bytes.count, synced == 0, rename(temporary, paths.statePath) == 0 else {
+            let error = ioError("cannot write resume state '\(paths.statePath)'")
+            unlink(temporary)
+            throw error
+        }
+        guard durable else { return }
+        let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dirFD >= 0 {
+            fsync(dirFD)
+            close(dirFD)
+        }
+    }
+
+    /// The state of the download at `paths`, validated against its part file; nil when there
+    /// is none. An invalid state is reported through `invalid` and ignored.
+    static func load(at paths: DownloadPaths, invalid: (String) -> Void = { _ in }) -> ResumeData? {
+        guard let bytes = readRegularFile(paths.statePath) else { return nil }
+        guard let data = ResumeData(serialized: bytes) else {
+            invalid("ignoring '\(paths.statePath)': not a resume state swget can read")
+            return nil
+        }
+        return validate(data, at: paths, invalid: invalid)
+    }
+
+    /// Checks `data` against the part beside its state: the recorded final name must be the
+    /// one `paths` derive, and every field must make sense for the part's length.
+    static func validate(_ data: ResumeData, at paths: DownloadPaths, invalid: (String) -> Void) -> ResumeData? {
+        let recordedName = data.finalPath.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+        guard recordedName == paths.name else {
+            invalid("ignoring '\(paths.statePath)': it names another file")
+            return nil
+        }
+        let partLength = regularFileLength(paths.partPath)
+        switch data.validated(partLength: partLength ?? 0) {
+        case .success(var valid):
+            valid.partPath = paths.partPath
+            valid.finalPath = paths.finalPath
+            return valid
+        case .failure(let reason):
+            invalid("ignoring '\(paths.statePath)': \(reason.description)")
+            return nil
+        }
+    }
+
+    static func remove(at paths: DownloadPaths) {
+        unlink(paths.statePath)
+    }
+
+    /// The state files in `directory` (one directory read), as (state file name, state).
+    static func all(in directory: String) -> [(name: String, data: ResumeData)] {
+        guard let dir = opendir(directory.isEmpty ? "." : directory) else { return [] }
+        defer { closedir(dir) }
+        var found: [(String, ResumeData)] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            guard name.hasSuffix(DownloadPaths.stateSuffix), !name.hasPrefix("."), found.count < 100_000 else { continue }
+            if let bytes = readRegularFile(DownloadPaths.join(directory, name)), let data = ResumeData(serialized: bytes) {
+                found.append((name, data))
+            }
+        }
+        return found
+    }
+
+    /// The contents of a regular file (never through a symlink), at most ``maxStateBytes``.
+    private static func readRegularFile(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) <= maxStateBytes else { return nil }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while bytes.count <= maxStateBytes {
+            let n = read(fd, &chunk, chunk.count)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            bytes += chunk[0..<n]
+        }
+        return bytes.count <= maxStateBytes ? bytes : nil
+    }
+
+    /// The length of a regular file at `path` (not following a symlink); nil when there is none.
+    static func regularFileLength(_ path: String) -> Int64? {
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int64(info.st_size)
+    }
+
+    private static func ioError(_ message: String) -> SessionError {
+        let code = errno
+        return SessionError.fileIO.with("\(message): \(String(cString: strerror(code)))").errno(code)
+    }
+}
+
+/// The state files a session found on disk, read once per directory: a batch of a thousand
+/// downloads into one directory reads it once, not a thousand times. A state is handed to at
+/// most one task; states this session writes later belong to tasks that already hold them.
+final class ResumeStateIndex: Sendable {
+    private let directories = NIOLockedValueBox<[String: [(name: String, data: ResumeData)]]>([:])
+
+    /// Takes the state in `directory` that continues `originalURL` for `identifier`, with the
+    /// paths its file name derives. `invalid` hears about states that fail validation.
+    func claim(in directory: String, originalURL: String, identifier: String,
+               invalid: (String) -> Void) -> (DownloadPaths, ResumeData)? {
+        let candidates = directories.withLockedValue { directories -> [(name: String, data: ResumeData)] in
+            if directories[directory] == nil { directories[directory] = ResumeStore.all(in: directory) }
+            let matching = directories[directory]?.filter { $0.data.originalURL == originalURL && $0.data.sessionIdentifier == identifier } ?? []
+            directories[directory]?.removeAll { $0.data.originalURL == originalURL && $0.data.sessionIdentifier == identifier }
+            return matching
+        }
+        for candidate in candidates {
+            let recordedName = candidate.data.finalPath.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+            guard let paths = DownloadPaths(stateFileName: candidate.name, in: directory, finalName: recordedName) else {
+                invalid("ignoring '\(DownloadPaths.join(directory, candidate.name))': it names another file")
+                continue
+            }
+            if let valid = ResumeStore.validate(candidate.data, at: paths, invalid: invalid) { return (paths, valid) }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,59 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Everything a task tells about its progress, as one value type: the notifications of
+/// NSURLSession's task, data and download delegates, in an enum the compiler checks.
+///
+/// Read them from ``SessionTask/events`` (an `AsyncSequence`), or in
+/// ``SessionDelegate/task(_:didEmit:)`` for every task of a session.
+///
+/// ## Order for one task
+/// 1. `redirected` — once per redirect followed.
+/// 2. `response` — once per final response (again after a retry or a restart).
+/// 3. The body:
+///    - data tasks: `data` zero or more times, in body order;
+///    - download tasks: `destinationCreated` once per task (also for a task made from resume
+///      data, naming the part it continues), then `resumed` when bytes are kept from before,
+///      or `restarted` when stored bytes were dropped and the body starts from zero, then
+///      `wroteData` zero or more times (at most about ten a second, plus one with the final
+///      total), then `finishedDownloading` once on success.
+/// 4. `willRetry` before each new attempt after a transient failure, then 1–3 again.
+/// 5. `completed` — exactly once, last.
+///
+/// `warning` may come at any point before `completed`.
+public enum TaskEvent: Sendable {
+    /// A redirect was followed: `response` answered the previous hop, `request` is the next.
+    case redirected(Response, to: Request)
+    /// The final response head of an attempt arrived. Progress counts from here.
+    case response(Response)
+    /// A piece of a data task's body (decoded), in order. Not sent for ``Session/data(for:)``,
+    /// which collects the body.
+    case data(Data)
+    /// The download's file exists now: the `.part` beside the final name (or the file itself
+    /// for destinations written in place, `-` for standard output), after unique naming.
+    case destinationCreated(URL)
+    /// The download continues bytes it already holds: `offset` bytes are kept; the file will
+    /// be `expectedTotalBytes` long when known (`didResumeAtOffset:expectedTotalBytes:`).
+    case resumed(atOffset: Int64, expectedTotalBytes: Int64?)
+    /// Bytes held from before could not be continued (the file changed on the server, the
+    /// server ignored the range): the download starts from zero.
+    case restarted(reason: String)
+    /// Body bytes were written: `bytesWritten` since the previous event, `totalBytesWritten`
+    /// so far, and the announced length when known. For a decoded body the counts are bytes
+    /// as sent (what `Content-Length` announces), not the size of the file.
+    case wroteData(bytesWritten: Int64, totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64?)
+    /// An attempt failed with a transient `error`; attempt number `attempt` starts after
+    /// `delay`, resuming from the bytes held.
+    case willRetry(after: Duration, error: SessionError, attempt: Int)
+    /// Something worth a user's attention that does not stop the task (an https → http
+    /// redirect, bytes after a complete body). The text is sanitised for a terminal.
+    case warning(String)
+    /// The download is complete and published under its final name (not a temporary file to
+    /// move, unlike NSURLSession's `didFinishDownloadingTo`).
+    case finishedDownloading(to: URL)
+    /// The task ended: nil on success, or why it failed. Always the last event.
+    case completed(SessionError?)
+}
