@@ -67,12 +67,8 @@ public enum URLDisplay {
     /// The text of a URL with the password in its userinfo replaced by `***`. Works on any text
     /// that looks like `scheme://user:password@host…`, parseable or not.
     public static func maskedString(_ text: String) -> String {
-        let utf8 = Array(text.utf8)
-        guard let marker = (0..<max(0, utf8.count - 2)).first(where: {
-            utf8[$0] == UInt8(ascii: ":") && utf8[$0 + 1] == UInt8(ascii: "/") && utf8[$0 + 2] == UInt8(ascii: "/")
-        }) else { return text }
-        let authorityStart = text.utf8.index(text.utf8.startIndex, offsetBy: marker + 3)
-        let rest = text[authorityStart...]
+        guard let schemeEnd = text.firstRange(of: "://") else { return text }
+        let rest = text[schemeEnd.upperBound...]
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
         let authority = rest[..<authorityEnd]
         guard let at = authority.lastIndex(of: "@"),
