@@ -30,12 +30,9 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 "CZlib", "CBrotli", "CZstd", "CPSL", "CIDN2",
-            ],
-            // Work in progress of other engineers, compiled once integrated.
-            exclude: ["TLS/HSTS", "TLS/PublicKeyPin.swift",
-                      "TLS/ClientIdentity.swift", "TLS/CertificateRevocation.swift", "TLS/CADirectory.swift",
-                      "TLS/TLSVersionPolicy.swift"]
+            ]
         ),
         // The system compression libraries, reached through tiny module maps (headers from
         // zlib1g-dev, libbrotli-dev and libzstd-dev; scripts/install-deps installs them).
@@ -77,8 +74,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SwgetKitTests",
-            dependencies: ["SwgetKit", "SwgetTestSupport", .product(name: "NIOEmbedded", package: "swift-nio")],
-            exclude: ["TLS"]
+            dependencies: ["SwgetKit", "SwgetTestSupport", .product(name: "NIOEmbedded", package: "swift-nio")]
         ),
         .testTarget(
             name: "swgetTests",

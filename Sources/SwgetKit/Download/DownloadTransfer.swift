@@ -24,8 +24,8 @@ final class DownloadTransfer: ResponseConsumer {
     var state = DownloadState()
     /// The destination, once opened (or adopted); kept across attempts.
     var file: OpenDownload?
-    /// The runner, for segment requests at the current hop.
-    private(set) var runner: ExchangeRunner?
+    /// The loader, for segment requests at the current hop.
+    private(set) var loader: (any Loader)?
     var session: Session { task.session }
     var checkpoints: Bool { session.configuration.backgroundIdentifier != nil }
     var toStandardOutput: Bool { task.destination.target == .standardOutput }
@@ -39,9 +39,9 @@ final class DownloadTransfer: ResponseConsumer {
         do {
             try adoptExistingBytes()
             let resumeURL = state.resume.flatMap { $0.finalURL != $0.originalURL && $0.bytesOnDisk > 0 ? URL(string: $0.finalURL) : nil }
-            let runner = ExchangeRunner(task: task, startingAt: resumeURL)
-            self.runner = runner
-            error = await runner.run(self)
+            let loader = try session.protocols.loader(for: task, startingAt: resumeURL)
+            self.loader = loader
+            error = await TaskRunner.run(task, loader: loader, consumer: self)
         } catch let failure {
             error = failure
         }
@@ -87,7 +87,7 @@ final class DownloadTransfer: ResponseConsumer {
             return .restart(reason: reason, reusable: false)
         case .complete:
             task.status.withLockedValue { $0.bytesReceived = state.resume?.bytesOnDisk ?? 0 }
-            let reusable = await ExchangeRunner.skipBody(of: final.received, framing: final.framing, on: final.connection)
+            let reusable = await ExchangeRunner.skipBody(of: final)
             return finish(reusable: reusable)
         case .write(let offset):
             if offset == 0, state.restartsHeldBytes {
@@ -105,7 +105,7 @@ final class DownloadTransfer: ResponseConsumer {
         let isError = response.statusCode >= 300
         if isError && !task.destination.keepsErrorResponses || response.statusCode == 204 {
             // An error page is not the file (and a 204 has none): nothing is published.
-            let reusable = await ExchangeRunner.skipBody(of: final.received, framing: final.framing, on: final.connection)
+            let reusable = await ExchangeRunner.skipBody(of: final)
             guard isError else { return finish(reusable: reusable, publishing: false) }
             return .failed(statusError(response), reusable: reusable)
         }
@@ -131,9 +131,8 @@ final class DownloadTransfer: ResponseConsumer {
             return .failed(error, reusable: false)
         }
         if offset > 0 { task.emit(.resumed(atOffset: offset, expectedTotalBytes: expected)) }
-        if let segments {
-            guard let runner else { return .failed(SessionError.badResponse.with("no exchange"), reusable: false) }
-            if let failure = await SegmentedDownload(transfer: self, runner: runner, plan: segments, response: response).run(first: final) {
+        if let segments, let fetcher = loader?.segmentFetcher {
+            if let failure = await SegmentedDownload(transfer: self, fetcher: fetcher, plan: segments, response: response).run(first: final) {
                 return failure
             }
             return finish(reusable: false)
@@ -141,10 +140,10 @@ final class DownloadTransfer: ResponseConsumer {
         if isError { task.emit(.warning("saving the body of the error response \(response.statusCode)")) }
 
         let outcome: BodyOutcome
-        if let body = final.received.completeBody {
+        if let body = final.completeBody {
             outcome = writeComplete(body, transform: transform, to: file, offset: offset, expected: expected)
         } else {
-            outcome = await stream(final.connection, transform: transform, to: file, offset: offset, expected: expected)
+            outcome = await stream(final.body, transform: transform, to: file, offset: offset, expected: expected)
         }
         switch outcome {
         case .failed(let error):
@@ -165,13 +164,13 @@ final class DownloadTransfer: ResponseConsumer {
 
     /// Streams the body inside the connection's pipeline into the file; progress comes back as
     /// events (a handful a second).
-    private func stream(_ connection: HTTPConnection, transform: BodyTransform, to file: OpenDownload,
+    private func stream(_ source: any BodySource, transform: BodyTransform, to file: OpenDownload,
                         offset: Int64, expected: Int64?) async -> BodyOutcome {
         var failure: SessionError?
         var written: Int64 = 0
         var decoded: Int64 = 0
         var ended = false
-        await connection.streamBody(.file(fd: file.fileDescriptor, progressInterval: .milliseconds(100), transform: transform)) { event in
+        await source.streamBody(.file(fd: file.fileDescriptor, progressInterval: .milliseconds(100), transform: transform)) { event in
             switch event {
             case .progress(let count):
                 let delta = count - written
@@ -336,7 +335,7 @@ final class DownloadTransfer: ResponseConsumer {
     /// continued, and the local file is not destroyed either.
     private func keepLongerLocalFile(_ final: FinalResponse) async -> Consumed {
         let held = state.resume?.bytesOnDisk ?? 0
-        let reusable = await ExchangeRunner.skipBody(of: final.received, framing: final.framing, on: final.connection)
+        let reusable = await ExchangeRunner.skipBody(of: final)
         if let length = final.response.expectedContentLength, length <= held {
             task.emit(.warning("the local file is as long as the remote one or longer (\(held) ≥ \(length) bytes); left as it is"))
             file?.abandon()

@@ -14,7 +14,7 @@ import NIOCore
 /// of messages to the transfer's own task, which reports progress and checkpoints one at a time.
 struct SegmentedDownload {
     let transfer: DownloadTransfer
-    let runner: ExchangeRunner
+    let fetcher: any SegmentFetcher
     let plan: SegmentPlan
     let response: Response
 
@@ -58,9 +58,7 @@ struct SegmentedDownload {
         }
         let fd = transfer.file?.fileDescriptor ?? -1
         let expected = plan.length
-        let exchange = runner.exchange
-        let worker = SegmentWorker(task: task, board: board, fd: fd, resume: resume,
-                                   makeRequest: { fields in exchange.request(adding: fields) })
+        let worker = SegmentWorker(task: task, board: board, fd: fd, resume: resume, fetcher: fetcher)
         let workers = min(plan.connections, plan.unassigned.count + 1)
         let (messages, post) = AsyncStream.makeStream(of: Message.self)
         var failures: [SessionError] = []
@@ -125,8 +123,8 @@ struct SegmentWorker: Sendable {
     let fd: Int32
     /// The state the segments continue: validators, coding, length.
     let resume: ResumeData
-    /// Builds a request at the current hop with extra fields (HopRequest's origin rules).
-    let makeRequest: @Sendable ([(name: String, value: String)]) -> Request
+    /// Fetches ranges at the download's current hop (HopRequest's origin rules).
+    let fetcher: any SegmentFetcher
 
     /// The first answer, already open, and the piece it carries.
     struct Opening: Sendable {
@@ -154,7 +152,7 @@ struct SegmentWorker: Sendable {
                 outcome = await fetch(range, end: end, index: index, on: open.final, landed: landed)
             } else {
                 do {
-                    outcome = try await ExchangeRunner.fetch(segmentRequest(range), for: task) { final in
+                    outcome = try await fetcher.fetch(adding: segmentFields(range)) { final in
                         if let refusal = judge(final.response, range: range) { return (refusal, false) }
                         let outcome = await fetch(range, end: end, index: index, on: final, landed: landed)
                         if case .complete = outcome { return (outcome, true) }
@@ -181,8 +179,9 @@ struct SegmentWorker: Sendable {
         return nil
     }
 
-    /// A range request continuing the same representation (If-Range, coding) from `range.start`.
-    private func segmentRequest(_ range: ByteRange) -> Request {
+    /// The fields of a range request continuing the same representation (If-Range, coding)
+    /// from `range.start`.
+    private func segmentFields(_ range: ByteRange) -> [(name: String, value: String)] {
         var data = resume
         data.bytesOnDisk = range.start
         data.acceptsUnvalidatedRange = false
@@ -191,7 +190,7 @@ struct SegmentWorker: Sendable {
             fields = headers.map { ($0.name, $0.value) }
         }
         fields.append(("Range", "bytes=\(range.start)-\(range.end - 1)"))
-        return makeRequest(fields)
+        return fields
     }
 
     /// Nil when the answer continues the same file at `range.start`; otherwise what it means.
@@ -220,9 +219,9 @@ struct SegmentWorker: Sendable {
         var received: Int64 = 0
         var failure: SessionError?
         let spec = SinkSpec.file(fd: fd, progressInterval: .milliseconds(100), segment: SegmentWindow(start: range.start, end: end))
-        board.track(index, final.connection)
+        board.track(index, final.body)
         defer { board.track(index, nil) }
-        if let parts = final.received.completeBody {
+        if let parts = final.completeBody {
             // The whole (small) segment came with its head.
             var position = range.start
             for part in parts {
@@ -241,7 +240,7 @@ struct SegmentWorker: Sendable {
             }
             received = position - range.start
         } else {
-            await final.connection.streamBody(spec) { event in
+            await final.body.streamBody(spec) { event in
                 switch event {
                 case .progress(let count):
                     received = count
@@ -280,7 +279,7 @@ final class SegmentBoard: Sendable {
     private struct State {
         var plan: SegmentPlan
         var ends: [Int: SegmentEnd] = [:]
-        var connections: [Int: HTTPConnection] = [:]
+        var connections: [Int: any BodySource] = [:]
         var reported: Int64
         var restartReason: String?
         var disableSegments = false
@@ -324,7 +323,7 @@ final class SegmentBoard: Sendable {
         }
     }
 
-    func track(_ worker: Int, _ connection: HTTPConnection?) {
+    func track(_ worker: Int, _ connection: (any BodySource)?) {
         state.withLockedValue { $0.connections[worker] = connection }
     }
 
@@ -342,7 +341,7 @@ final class SegmentBoard: Sendable {
     /// Closes every worker's connection (cancellation, or a restart found by one worker).
     func closeAll() {
         let open = state.withLockedValue { Array($0.connections.values) }
-        open.forEach { $0.close() }
+        open.forEach { $0.abort() }
     }
 
     /// Bytes written since the last call, and in total.

@@ -6,18 +6,22 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// The final response of an exchange, on its connection.
+/// The final response of an attempt, with its body still to take.
 struct FinalResponse: Sendable {
     let response: Response
+    /// How the body is delimited, and whether the connection may carry another request.
     let framing: ResponseFraming
-    /// The head as received, with the whole body when it came in the same read.
-    let received: ReceivedHead
-    /// The connection it arrived on (leased for the duration of ``ResponseConsumer/consume(_:on:)``).
-    let connection: HTTPConnection
+    /// The whole body, when it arrived with the head (a small response).
+    let completeBody: [ByteBuffer]?
+    /// Bytes followed the complete body on the wire: the connection is not reused.
+    let trailingGarbage: Bool
+    /// Where the rest of the body comes from (leased for the duration of
+    /// ``ResponseConsumer/consume(_:)``).
+    let body: any BodySource
 }
 
-/// What a task does with the final response of its exchange: a data task collects or hands
-/// on the body, a download task judges a resume and writes a file.
+/// What a task does with the final response of an attempt: a data task collects or hands on
+/// the body, a download task judges a resume and writes a file.
 protocol ResponseConsumer: AnyObject {
     /// Range and validator fields the next request carries (a resume); empty for none.
     func additions() -> [(name: String, value: String)]
@@ -33,108 +37,77 @@ enum Consumed {
     case done(reusable: Bool)
     /// The stored bytes cannot be continued: ask again from zero.
     case restart(reason: String, reusable: Bool)
-    /// The transfer failed (the exchange decides whether to retry).
+    /// The transfer failed (the task decides whether to retry).
     case failed(SessionError, reusable: Bool)
 }
 
-/// Performs an ``Exchange``'s actions for one task: leases connections, sends each hop's
-/// request, asks the delegate about redirects, waits before retries, and hands the final
-/// response to the task's ``ResponseConsumer``. Used from the task's own Swift task only.
-final class ExchangeRunner {
+/// The HTTP(S) loader: performs an ``Exchange``'s actions for one task — leases connections,
+/// sends each hop's request, asks the delegate about redirects — and hands the final response
+/// of each attempt to the task's ``ResponseConsumer``. Used from the task's own Swift task only;
+/// the hop reached by redirects stays for the next attempt.
+final class ExchangeRunner: Loader {
     let task: SessionTask
     private(set) var exchange: Exchange
     private var session: Session { task.session }
 
     init(task: SessionTask, startingAt url: URL? = nil) {
         self.task = task
-        let configuration = task.session.configuration
-        exchange = Exchange(original: task.originalRequest, maxRedirects: configuration.maxRedirects,
-                            retryPolicy: configuration.retryPolicy, startingAt: url)
+        exchange = Exchange(original: task.originalRequest, maxRedirects: task.session.configuration.maxRedirects, startingAt: url)
     }
 
-    /// Runs the exchange to its end; returns the task's error, nil on success.
-    func run(_ consumer: some ResponseConsumer) async -> SessionError? {
-        var action = exchange.start(additions: consumer.additions())
+    func load(additions: [(name: String, value: String)], canRetry: Bool, consumer: some ResponseConsumer) async -> LoadOutcome {
+        var action = exchange.start(additions: additions, canRetry: canRetry)
         while true {
-            if let reason = task.cancellation { return reason }
+            if let reason = task.cancellation { return .failed(reason) }
             switch action {
             case .send(let request), .followRedirect(let request):
                 task.status.withLockedValue { $0.currentRequest = request }
-                guard let next = await hop(request, consumer) else { return nil }
-                action = next
-            case .retry(let delay, let error):
-                let next = exchange.attempt + 1
-                task.emit(.willRetry(after: delay, error: error.at(exchange.target.url), attempt: next))
-                do {
-                    try await Task.sleep(for: delay)
-                } catch {
-                    return task.cancellation ?? SessionError.cancelled
+                switch await hop(request, consumer) {
+                case .next(let next): action = next
+                case .ended(let outcome): return outcome
                 }
-                task.status.withLockedValue { $0.attempt = next }
-                action = exchange.retryNow(additions: consumer.additions())
             case .fail(let error):
-                return error.at(exchange.target.url)
+                return .failed(error.at(exchange.target.url))
+            case .endAttempt(let error, let retryAfter):
+                return .failed(error.at(exchange.target.url), retryAfter: retryAfter)
             case .decideRedirect, .deliver:
-                return SessionError.badResponse.with("internal error: \(action) outside a hop").at(exchange.target.url)
+                return .failed(SessionError.badResponse.with("internal error: \(action) outside a hop").at(exchange.target.url))
             }
         }
     }
 
-    /// A request for fields like a segment's range, at the current hop (same URL, method and
-    /// origin rules).
-    func request(adding fields: [(name: String, value: String)]) -> Request {
-        exchange.request(adding: fields)
-    }
-
-    /// Sends `request` (a segment's range, built by ``request(adding:)``) on a leased
-    /// connection to its origin and hands the answer to `body`, which returns its result and
-    /// whether the connection may be reused. No redirect is followed: the caller judges the
-    /// answer.
-    static func fetch<T>(_ request: Request, for task: SessionTask,
-                         _ body: (FinalResponse) async -> (T, reusable: Bool)) async throws(SessionError) -> T {
-        let target = try HTTPTarget(request.url)
-        let key = PoolKey(origin: target.origin)
-        let session = task.session
-        let settings = try session.connectionSettings(for: target.origin, task: task)
-        return try await session.pool.withConnection(key, connect: { () async throws(SessionError) in
-            try await HTTPConnection.connect(host: target.host, origin: target.origin, settings: settings,
-                                             on: session.eventLoopGroup.next())
-        }) { connection, reused async throws(SessionError) -> (T, reusable: Bool) in
-            try await task.using(connection) { () async throws(SessionError) -> (T, reusable: Bool) in
-                let received = try await send(request, to: target, on: connection, key: key, reused: reused, session: session)
-                let (response, framing) = try Self.response(received, to: request, original: task.originalRequest)
-                let (result, reusable) = await body(FinalResponse(response: response, framing: framing,
-                                                                  received: received, connection: connection))
-                return (result, reusable && framing.keepAlive && !received.trailingGarbage)
-            }
-        }
-    }
+    /// Ranges of the current resource, for segmented downloads.
+    var segmentFetcher: SegmentFetcher? { HTTPSegmentFetcher(task: task, exchange: exchange) }
 
     // MARK: one hop
 
-    /// Sends `request` on a leased connection and handles its answer; returns what comes next
-    /// (nil: the task is done). A reused keep-alive connection that the server closed meanwhile
-    /// is replaced once, transparently.
-    private func hop(_ request: Request, _ consumer: some ResponseConsumer) async -> Exchange.Action? {
+    /// What a hop leads to.
+    private enum HopResult {
+        case next(Exchange.Action)
+        case ended(LoadOutcome)
+    }
+
+    /// Sends `request` on a leased connection and handles its answer. A reused keep-alive
+    /// connection that the server closed meanwhile is replaced once, transparently.
+    private func hop(_ request: Request, _ consumer: some ResponseConsumer) async -> HopResult {
         for attempt in 0..<2 {
             do {
                 switch try await onConnection(request, consumer, replacingStale: attempt == 0) {
                 case .stale: continue
-                case .next(let action): return action
+                case .result(let result): return result
                 }
             } catch {
-                if let reason = task.cancellation { return .fail(reason) }
-                return exchange.failed(error, random: Double.random(in: 0..<1))
+                exchange.ended()
+                return .ended(.failed(task.cancellation ?? error.at(request.url)))
             }
         }
-        return exchange.failed(SessionError.connectionClosed.with("server closed the connection without a response"))
+        return .ended(.failed(SessionError.connectionClosed.with("server closed the connection without a response").at(request.url)))
     }
 
     private enum HopOutcome {
         /// A reused connection was found closed before any answer: try a new one.
         case stale
-        /// What comes next (nil: done).
-        case next(Exchange.Action?)
+        case result(HopResult)
     }
 
     private func onConnection(_ request: Request, _ consumer: some ResponseConsumer,
@@ -155,8 +128,30 @@ final class ExchangeRunner {
                     if reused && replacingStale && error == SessionError.connectionClosed { return (.stale, false) }
                     throw error
                 }
-                let (next, reusable) = try await answer(received, to: request, on: connection, consumer)
-                return (.next(next), reusable)
+                let (result, reusable) = try await answer(received, to: request, on: connection, consumer)
+                return (.result(result), reusable)
+            }
+        }
+    }
+
+    /// Fetches `request` (a segment's range) on a leased connection to its origin and hands the
+    /// answer to `body`, which returns its result and whether the connection may be reused. No
+    /// redirect is followed: the caller judges the answer.
+    static func fetch<T>(_ request: Request, for task: SessionTask,
+                         _ body: (FinalResponse) async -> (T, reusable: Bool)) async throws(SessionError) -> T {
+        let target = try HTTPTarget(request.url)
+        let key = PoolKey(origin: target.origin)
+        let session = task.session
+        let settings = try session.connectionSettings(for: target.origin, task: task)
+        return try await session.pool.withConnection(key, connect: { () async throws(SessionError) in
+            try await HTTPConnection.connect(host: target.host, origin: target.origin, settings: settings,
+                                             on: session.eventLoopGroup.next())
+        }) { connection, reused async throws(SessionError) -> (T, reusable: Bool) in
+            try await task.using(connection) { () async throws(SessionError) -> (T, reusable: Bool) in
+                let received = try await send(request, to: target, on: connection, key: key, reused: reused, session: session)
+                let final = try Self.final(received, to: request, original: task.originalRequest, on: connection)
+                let (result, reusable) = await body(final)
+                return (result, reusable && final.framing.keepAlive && !received.trailingGarbage)
             }
         }
     }
@@ -182,14 +177,12 @@ final class ExchangeRunner {
 
     /// Decides what the head means and acts on it, on its connection.
     private func answer(_ received: ReceivedHead, to request: Request, on connection: HTTPConnection,
-                        _ consumer: some ResponseConsumer) async throws(SessionError) -> (Exchange.Action?, reusable: Bool) {
-        let response: Response
-        let framing: ResponseFraming
-        (response, framing) = try Self.response(received, to: request, original: task.originalRequest)
+                        _ consumer: some ResponseConsumer) async throws(SessionError) -> (HopResult, reusable: Bool) {
+        let final = try Self.final(received, to: request, original: task.originalRequest, on: connection)
         if received.trailingGarbage {
             task.emit(.warning("the server sent bytes after the end of the response; the connection is closed"))
         }
-        var next = exchange.headReceived(response, random: Double.random(in: 0..<1))
+        var next = exchange.headReceived(final.response)
         if case .decideRedirect(let redirect, let proposed, let downgrade) = next {
             if downgrade {
                 task.emit(.warning("redirected from https to http: \(URLDisplay.forDisplay(proposed.url)) is not encrypted"))
@@ -201,49 +194,56 @@ final class ExchangeRunner {
             }
         }
         switch next {
-        case .deliver(let final):
+        case .deliver(let response):
             task.status.withLockedValue {
-                $0.response = final
+                $0.response = response
                 $0.bytesReceived = 0
-                $0.bytesExpected = final.expectedContentLength
+                $0.bytesExpected = response.expectedContentLength
             }
-            let ending = FinalResponse(response: final, framing: framing, received: received, connection: connection)
-            switch await consumer.consume(ending) {
+            let consumed = await consumer.consume(final)
+            exchange.ended()
+            switch consumed {
             case .done(let reusable):
-                exchange.finished()
-                return (nil, reusable && framing.keepAlive && !received.trailingGarbage)
+                return (.ended(.finished), reusable && final.framing.keepAlive && !received.trailingGarbage)
             case .restart(let reason, let reusable):
                 task.emit(.restarted(reason: reason))
-                return (exchange.restart(reason, additions: consumer.additions()), reusable && framing.keepAlive)
+                return (.ended(.restart(reason: reason)), reusable && final.framing.keepAlive)
             case .failed(let error, let reusable):
-                if let reason = task.cancellation { return (.fail(reason), false) }
-                return (exchange.failed(error, random: Double.random(in: 0..<1)), reusable && framing.keepAlive)
+                return (.ended(.failed(error.at(request.url))), reusable && final.framing.keepAlive)
             }
-        case .followRedirect, .retry:
+        case .followRedirect, .endAttempt:
             // The body of a redirect or a busy answer is not wanted: skip it when small.
-            let reusable = await Self.skipBody(of: received, framing: framing, on: connection)
-            return (next, reusable)
+            let reusable = await Self.skipBody(of: final)
+            return (.next(next), reusable)
         default:
-            return (next, false)
+            return (.next(next), false)
         }
     }
 
     /// Lets a body go: reads and drops a small one so the connection can be reused; true when
     /// it can.
-    static func skipBody(of received: ReceivedHead, framing: ResponseFraming, on connection: HTTPConnection) async -> Bool {
-        guard framing.keepAlive, !received.trailingGarbage else { return false }
-        if received.completeBody != nil { return true }
+    static func skipBody(of final: FinalResponse) async -> Bool {
+        guard final.framing.keepAlive, !final.trailingGarbage else { return false }
+        if final.completeBody != nil { return true }
         let limit: Int64 = 64 * 1024
-        switch framing.body {
+        switch final.framing.body {
         case .none:
             return true
         case .length(let n) where n <= limit:
-            return await connection.drainBody(limit: limit)
+            return await final.body.drainBody(limit: limit)
         case .chunked:
-            return await connection.drainBody(limit: limit)
+            return await final.body.drainBody(limit: limit)
         default:
             return false
         }
+    }
+
+    /// The final response of a received head, on its connection.
+    static func final(_ received: ReceivedHead, to request: Request, original: Request,
+                      on connection: HTTPConnection) throws(SessionError) -> FinalResponse {
+        let (response, framing) = try Self.response(received, to: request, original: original)
+        return FinalResponse(response: response, framing: framing, completeBody: received.completeBody,
+                             trailingGarbage: received.trailingGarbage, body: connection)
     }
 
     /// The response value and framing of a received head.
@@ -263,4 +263,25 @@ final class ExchangeRunner {
                                 headers: headers, expectedContentLength: framing.expectedLength)
         return (response, framing)
     }
+}
+
+/// Ranges of the resource an HTTP download is on, fetched at the hop its exchange reached
+/// (HopRequest's origin rules, the same URL and method).
+struct HTTPSegmentFetcher: SegmentFetcher {
+    let task: SessionTask
+    let exchange: Exchange
+
+    func fetch<T>(adding fields: [(name: String, value: String)],
+                  _ body: (FinalResponse) async -> (T, reusable: Bool)) async throws(SessionError) -> T {
+        try await ExchangeRunner.fetch(exchange.request(adding: fields), for: task, body)
+    }
+}
+
+/// Fetches ranges of the resource a segmented download is on.
+protocol SegmentFetcher: Sendable {
+    /// Sends a request at the download's current hop with `fields` (a range and its validators)
+    /// and hands the answer to `body`, which returns its result and whether the connection may
+    /// be reused.
+    func fetch<T>(adding fields: [(name: String, value: String)],
+                  _ body: (FinalResponse) async -> (T, reusable: Bool)) async throws(SessionError) -> T
 }

@@ -28,6 +28,12 @@ struct ResponseFraming: Equatable, Sendable {
                                         headers: headers, body: body)
     }
 
+    /// A framing known without a head (a protocol handler's response).
+    init(body: Body, keepAlive: Bool) {
+        self.body = body
+        self.keepAlive = keepAlive
+    }
+
     /// The announced body length, when known before reading it.
     var expectedLength: Int64? {
         switch body {

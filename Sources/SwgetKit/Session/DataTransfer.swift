@@ -16,7 +16,11 @@ final class DataTransfer: ResponseConsumer {
     }
 
     func run() async -> SessionError? {
-        await ExchangeRunner(task: task).run(self)
+        do {
+            return await TaskRunner.run(task, loader: try task.session.protocols.loader(for: task), consumer: self)
+        } catch {
+            return error
+        }
     }
 
     func additions() -> [(name: String, value: String)] { [] }
@@ -35,7 +39,7 @@ final class DataTransfer: ResponseConsumer {
         } catch {
             return .failed(error, reusable: false)
         }
-        if let parts = final.received.completeBody {
+        if let parts = final.completeBody {
             var output = BodyOutput(transform)
             var body: [UInt8] = []
             do {
@@ -50,13 +54,13 @@ final class DataTransfer: ResponseConsumer {
         }
         var failure: SessionError?
         var ended = false
-        await final.connection.streamBody(.data(highWatermark: 1 << 20, transform: transform)) { event in
+        await final.body.streamBody(.data(highWatermark: 1 << 20, transform: transform)) { event in
             switch event {
             case .data(let bytes):
                 task.status.withLockedValue { $0.bytesReceived += Int64(bytes.count) }
                 deliver(bytes)
                 if !task.collects { await task.delivery.drained() }  // backpressure: the delegate has it
-                final.connection.acknowledge(bytes.count)
+                final.body.acknowledge(bytes.count)
             case .end:
                 ended = true
             case .failed(let error):

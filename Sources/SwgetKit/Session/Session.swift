@@ -33,6 +33,8 @@ public final class Session: Sendable {
     /// The configuration's `maximumBytesPerSecond`, shared by all connections.
     let rateLimiter: RateLimiter?
     let eventLoopGroup: any EventLoopGroup
+    /// The configuration's protocol handlers, then the built-in ones.
+    let protocols: ProtocolRegistry
 
     private struct State {
         var nextTaskID = 1
@@ -52,6 +54,7 @@ public final class Session: Sendable {
         self.configuration = configuration
         self.delegate = delegate
         self.eventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        self.protocols = ProtocolRegistry(custom: configuration.protocolHandlers)
         self.rateLimiter = configuration.maximumBytesPerSecond.flatMap { $0 > 0 ? RateLimiter(bytesPerSecond: $0) : nil }
         self.pool = ConnectionPool(maxConnectionsPerHost: configuration.maxConnectionsPerHost,
                                    idleTimeout: configuration.idleConnectionTimeout.timeAmount)

@@ -66,6 +66,10 @@ public struct SessionConfiguration: Sendable {
     /// hold). No retries by default; background sessions retry 20 times.
     public var retryPolicy: RetryPolicy
 
+    /// Protocol handlers asked before the built-in ones (http, https), in order: the first that
+    /// can handle a request loads it (NSURLSessionConfiguration's `protocolClasses`).
+    public var protocolHandlers: [any ProtocolHandler] = []
+
     public init(kind: Kind) {
         self.kind = kind
         if case .background = kind { retryPolicy = RetryPolicy() } else { retryPolicy = .none }
