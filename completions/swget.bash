@@ -163,9 +163,9 @@ _swget() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(-q --quiet -nv --no-verbose --show-progress --spider -nc --no-clobber -S --server-response --no-check-certificate --insecure -k --no-content-disposition --trust-server-names --content-on-error -c --continue --retry-connrefused --compressed --no-decompress --raw --gunzip --decode --version -h --help)
+    local -a non_repeating_flags=(-nc --no-clobber --no-content-disposition --trust-server-names --content-on-error -c --continue -q --quiet -nv --no-verbose --show-progress -S --server-response --spider --compressed --no-decompress --raw --gunzip --decode --no-check-certificate --insecure -k --retry-connrefused --version -h --help)
     local -a repeating_options=(-i --input-file -H --header --ca-certificate --cacert)
-    local -a non_repeating_options=(-j --parallel -s --split -x --max-connection-per-server --min-split-size --limit-rate --max-connections-per-host -O --output-document -P --directory-prefix --progress -T --timeout --connect-timeout --read-timeout -U --user-agent --max-redirect --max-redirs -t --tries --waitretry --retry-wait --max-filesize)
+    local -a non_repeating_options=(-j --parallel --max-connections-per-host -O --output-document -P --directory-prefix --progress -U --user-agent --max-redirect --max-redirs -t --tries --waitretry --retry-wait -T --timeout --connect-timeout --read-timeout -s --split -x --max-connection-per-server --min-split-size --limit-rate --max-filesize)
     __swget_offer_flags_options -1
 
     # Offer option value completions
@@ -175,15 +175,6 @@ _swget() {
         return
         ;;
     '-j'|'--parallel')
-        return
-        ;;
-    '-s'|'--split'|'-x'|'--max-connection-per-server')
-        return
-        ;;
-    '--min-split-size')
-        return
-        ;;
-    '--limit-rate')
         return
         ;;
     '--max-connections-per-host')
@@ -198,15 +189,6 @@ _swget() {
         return
         ;;
     '--progress')
-        return
-        ;;
-    '-T'|'--timeout')
-        return
-        ;;
-    '--connect-timeout')
-        return
-        ;;
-    '--read-timeout')
         return
         ;;
     '-U'|'--user-agent')
@@ -226,6 +208,24 @@ _swget() {
         return
         ;;
     '--waitretry'|'--retry-wait')
+        return
+        ;;
+    '-T'|'--timeout')
+        return
+        ;;
+    '--connect-timeout')
+        return
+        ;;
+    '--read-timeout')
+        return
+        ;;
+    '-s'|'--split'|'-x'|'--max-connection-per-server')
+        return
+        ;;
+    '--min-split-size')
+        return
+        ;;
+    '--limit-rate')
         return
         ;;
     '--max-filesize')

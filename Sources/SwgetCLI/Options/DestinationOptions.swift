@@ -1,0 +1,57 @@
+import ArgumentParser
+import SwgetKit
+
+/// Where files go.
+struct DestinationOptions: ParsableArguments {
+    @Option(name: [.customShort("O"), .customLong("output-document")],
+            help: ArgumentHelp("Write the document to FILE ('-' for standard output), replacing it.", valueName: "FILE"),
+            completion: .file())
+    var outputDocument: String?
+
+    @Option(name: [.customShort("P"), .customLong("directory-prefix")],
+            help: ArgumentHelp("Save files into DIR (created if missing).", valueName: "DIR"),
+            completion: .directory)
+    var directoryPrefix: String?
+
+    @Flag(name: [.customLong("nc", withSingleDash: true), .customLong("no-clobber")],
+          help: "Skip a download whose file already exists instead of choosing a new name.")
+    var noClobber = false
+
+    @Flag(name: .customLong("no-content-disposition"), help: "Ignore the Content-Disposition file name.")
+    var noContentDisposition = false
+
+    @Flag(name: .customLong("trust-server-names"), help: "Name the file after the last URL of a redirect chain.")
+    var trustServerNames = false
+
+    @Flag(name: .customLong("content-on-error"), help: "Save the body of error responses (4xx, 5xx) too.")
+    var contentOnError = false
+
+    @Flag(name: [.customShort("c"), .customLong("continue")],
+          help: "Continue a partial file another tool left (NAME.part or NAME); swget's own .part files continue without it.")
+    var continuePartial = false
+}
+
+extension DestinationOptions {
+    func validate() throws {
+        if outputDocument != nil && directoryPrefix != nil && outputDocument != "-" {
+            // wget allows it and ignores -P; be explicit instead of surprising.
+            throw ValidationError("-O and -P cannot be combined (give -O a path instead)")
+        }
+    }
+
+    /// Where each download goes.
+    var destination: DownloadDestination {
+        var destination: DownloadDestination
+        switch outputDocument {
+        case "-": destination = .standardOutput
+        case let path?: destination = .file(path)
+        case nil: destination = .directory(directoryPrefix ?? ".")
+        }
+        destination.collision = noClobber ? .skip : .uniqueName
+        destination.useContentDisposition = !noContentDisposition
+        destination.trustServerNames = trustServerNames
+        destination.continuePartial = continuePartial
+        destination.keepsErrorResponses = contentOnError
+        return destination
+    }
+}
