@@ -112,6 +112,7 @@ final class DownloadTransfer: ResponseConsumer {
         if await task.decide({ await $0.task(self.task, didReceive: response) }) == .cancel {
             return .failed(SessionError.cancelled, reusable: false)
         }
+        if let reason = task.cancellation { return .failed(reason, reusable: false) }  // cancelled inside the decision
         let transform: BodyTransform
         do {
             transform = try await bodyTransform(for: response, offset: offset)

@@ -162,17 +162,20 @@ final class ExchangeRunner: Loader {
     private static func send(_ request: Request, to target: HTTPTarget, on connection: HTTPConnection, key: PoolKey,
                              reused: Bool, session: Session) async throws(SessionError) -> ReceivedHead {
         let head = target.requestHead(for: request, defaultHeaders: session.configuration.defaultHeaders)
-        var starvation: Scheduled<Void>?
+        var starvation: RepeatedTask?
         if !reused {
             let pool = session.pool
-            starvation = connection.channel.eventLoop.scheduleTask(in: Self.starvationDelay) { pool.closeIdleConnections(to: key) }
+            starvation = connection.channel.eventLoop.scheduleRepeatedTask(initialDelay: Self.starvationDelay,
+                                                                           delay: Self.starvationDelay) { _ in
+                pool.closeIdleConnections(to: key)
+            }
         }
         defer { starvation?.cancel() }
         return try await connection.send(head, body: request.body)
     }
 
     /// How long a request on a new connection waits for its head before our idle connections
-    /// to the same server are closed.
+    /// to the same server are closed (and again each time this much longer passes).
     static let starvationDelay = TimeAmount.milliseconds(200)
 
     /// Decides what the head means and acts on it, on its connection.
