@@ -163,9 +163,9 @@ _swget() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(-nc --no-clobber --no-content-disposition --trust-server-names --content-on-error -c --continue -q --quiet -nv --no-verbose --show-progress -S --server-response --spider --compressed --no-decompress --raw --gunzip --decode --no-check-certificate --insecure -k --retry-connrefused --version -h --help)
-    local -a repeating_options=(-i --input-file -H --header --ca-certificate --cacert)
-    local -a non_repeating_options=(-j --parallel --max-connections-per-host -O --output-document -P --directory-prefix --progress -U --user-agent --max-redirect --max-redirs -t --tries --waitretry --retry-wait -T --timeout --connect-timeout --read-timeout -s --split -x --max-connection-per-server --min-split-size --limit-rate --max-filesize)
+    local -a non_repeating_flags=(-nc --no-clobber --no-content-disposition --trust-server-names --content-on-error -c --continue -q --quiet -nv --no-verbose --show-progress -S --server-response --spider --compressed --no-decompress --raw --gunzip --decode --no-check-certificate --insecure -k --no-hsts --ask-password --no-netrc --auth-no-challenge --no-cookies --keep-session-cookies --retry-connrefused --version -h --help)
+    local -a repeating_options=(-i --input-file -H --header --ca-certificate --cacert --load-cookies --cookie)
+    local -a non_repeating_options=(-j --parallel --max-connections-per-host -O --output-document -P --directory-prefix --progress -U --user-agent --max-redirect --max-redirs --hsts-file --hsts -u --user --password --http-user --http-password --netrc-file --save-cookies --cookie-jar -t --tries --waitretry --retry-wait -T --timeout --connect-timeout --read-timeout -s --split -x --max-connection-per-server --min-split-size --limit-rate --max-filesize)
     __swget_offer_flags_options -1
 
     # Offer option value completions
@@ -201,6 +201,34 @@ _swget() {
         return
         ;;
     '--ca-certificate'|'--cacert')
+        __swget_add_completions -f
+        return
+        ;;
+    '--hsts-file'|'--hsts')
+        __swget_add_completions -f
+        return
+        ;;
+    '-u'|'--user')
+        return
+        ;;
+    '--password')
+        return
+        ;;
+    '--http-user')
+        return
+        ;;
+    '--http-password')
+        return
+        ;;
+    '--netrc-file')
+        __swget_add_completions -f
+        return
+        ;;
+    '--load-cookies'|'--cookie')
+        __swget_add_completions -f
+        return
+        ;;
+    '--save-cookies'|'--cookie-jar')
         __swget_add_completions -f
         return
         ;;

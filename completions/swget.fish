@@ -20,7 +20,7 @@ function __swget_parse_tokens -S
     set -l unparsed_tokens (__swget_tokens -pc)
     switch $unparsed_tokens[1]
     case 'swget'
-        __swget_parse_subcommand -r 1 'i/input-file=+' 'j/parallel=' 'max-connections-per-host=' 'O/output-document=' 'P/directory-prefix=' 'no-clobber' 'no-content-disposition' 'trust-server-names' 'content-on-error' 'c/continue' 'q/quiet' 'no-verbose' 'progress=' 'show-progress' 'S/server-response' 'spider' 'U/user-agent=' 'H/header=+' 'max-redirect=' 'compressed' 'no-decompress' 'gunzip' 'ca-certificate=+' 'k/no-check-certificate' 't/tries=' 'waitretry=' 'retry-connrefused' 'T/timeout=' 'connect-timeout=' 'read-timeout=' 's/split=' 'min-split-size=' 'limit-rate=' 'max-filesize=' 'version' 'h/help'
+        __swget_parse_subcommand -r 1 'i/input-file=+' 'j/parallel=' 'max-connections-per-host=' 'O/output-document=' 'P/directory-prefix=' 'no-clobber' 'no-content-disposition' 'trust-server-names' 'content-on-error' 'c/continue' 'q/quiet' 'no-verbose' 'progress=' 'show-progress' 'S/server-response' 'spider' 'U/user-agent=' 'H/header=+' 'max-redirect=' 'compressed' 'no-decompress' 'gunzip' 'ca-certificate=+' 'k/no-check-certificate' 'hsts-file=' 'no-hsts' 'u/user=' 'password=' 'http-user=' 'http-password=' 'ask-password' 'netrc-file=' 'no-netrc' 'auth-no-challenge' 'no-cookies' 'load-cookies=+' 'save-cookies=' 'keep-session-cookies' 't/tries=' 'waitretry=' 'retry-connrefused' 'T/timeout=' 'connect-timeout=' 'read-timeout=' 's/split=' 'min-split-size=' 'limit-rate=' 'max-filesize=' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __swget_parse_subcommand -r 1 'version'
@@ -101,6 +101,20 @@ complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "s
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" decode gunzip' -l 'gunzip' -l 'decode' -d 'Store a .gz file decompressed, without its .gz suffix (data.csv.gz -> data.csv).'
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget"' -l 'ca-certificate' -l 'cacert' -d 'Trust the CA certificates in FILE (PEM) too.' -rF
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" insecure k no-check-certificate' -l 'no-check-certificate' -l 'insecure' -s 'k' -d 'Do not verify the server\'s certificate.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" hsts hsts-file' -l 'hsts-file' -l 'hsts' -d 'Keep the known HSTS hosts in FILE (default $XDG_DATA_HOME/swget/hsts; wget\'s format).' -rF
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" no-hsts' -l 'no-hsts' -d 'Neither use nor learn HSTS policies.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" u user' -s 'u' -l 'user' -d 'Log in as USER (with :PASSWORD, curl\'s form) to each URL\'s own server.' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" password' -l 'password' -d 'The password for --user.' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" http-user' -l 'http-user' -d 'Like --user, for HTTP only.' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" http-password' -l 'http-password' -d 'Like --password, for HTTP only.' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" ask-password' -l 'ask-password' -d 'Ask for the password on the terminal (not echoed).'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" netrc-file' -l 'netrc-file' -d 'Read credentials from FILE instead of ~/.netrc.' -rF
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" no-netrc' -l 'no-netrc' -d 'Do not read ~/.netrc.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" auth-no-challenge' -l 'auth-no-challenge' -d 'Send Basic credentials with the first request instead of waiting for the server to ask.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" no-cookies' -l 'no-cookies' -d 'Neither send nor keep cookies.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget"' -l 'load-cookies' -l 'cookie' -d 'Load cookies from FILE (Netscape format); curl\'s --cookie also takes \'name=value; n2=v2\'.' -rF
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" cookie-jar save-cookies' -l 'save-cookies' -l 'cookie-jar' -d 'Save the cookies to FILE at the end (Netscape format, mode 0600).' -rF
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" keep-session-cookies' -l 'keep-session-cookies' -d 'Save session cookies too (they have no expiry).'
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" t tries' -s 't' -l 'tries' -d 'Attempts per URL on transient failures (default 20, 0 = unlimited).' -rfka ''
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" retry-wait waitretry' -l 'waitretry' -l 'retry-wait' -d 'Longest wait between attempts in seconds (default 10).' -rfka ''
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" retry-connrefused' -l 'retry-connrefused' -d 'Accepted for wget scripts: refused connections are always retried.'

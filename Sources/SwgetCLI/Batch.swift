@@ -82,6 +82,9 @@ struct Batch: Sendable {
             return Outcome(status: .generic)
         }
         var message = error.message
+        if error.category == .authentication && (message.hasPrefix("authentication required") || message.hasPrefix("the server asks")) {
+            message += " (use --user or ~/.netrc)"
+        }
         if let part = task.partialFile {
             message += " (partial data kept in '\(Terminal.relativePath(part.path(percentEncoded: false)))'; run the same command again to continue)"
         }

@@ -72,6 +72,12 @@ final class Reporter: SessionDelegate {
         }
     }
 
+    /// A warning about the run itself (a file, an option): `swget: TEXT` unless `-q`.
+    func warn(_ text: String) {
+        if options.indicator == .json { return }
+        say("swget: \(DisplayText.sanitize(text))")
+    }
+
     /// A download skipped because its file exists (`-nc`).
     func reportSkipped(_ path: String) {
         block?.finish(-1, permanent: nil)

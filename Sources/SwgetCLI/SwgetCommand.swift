@@ -39,6 +39,9 @@ struct SwgetCommand: AsyncParsableCommand {
     @OptionGroup(title: "Output") var output: OutputOptions
     @OptionGroup(title: "HTTP") var http: HTTPOptions
     @OptionGroup(title: "TLS") var tls: TLSOptions
+    @OptionGroup(title: "HSTS") var hsts: HSTSOptions
+    @OptionGroup(title: "Authentication") var auth: AuthOptions
+    @OptionGroup(title: "Cookies") var cookies: CookieOptions
     @OptionGroup(title: "Retries, timeouts and speed") var transfer: TransferOptions
 
     /// ArgumentParser's own entry point, with wget's exit status 2 for usage errors (it
@@ -74,10 +77,21 @@ struct SwgetCommand: AsyncParsableCommand {
         // A file size limit (ulimit -f) or a full quota must end in a clear write error that
         // keeps the .part, not in a silent kill by SIGXFSZ.
         _ = Glibc.signal(SIGXFSZ, SIG_IGN)
-        let (jobs, listErrors) = collectJobs()
+        let credential = try auth.credential()
+        let (jobs, listErrors) = collectJobs(credential: credential)
         let reporter = makeReporter(files: jobs.count)
         for error in listErrors { reporter.reportFailure(url: error.source, message: error.message, exitCode: ExitStatus.generic.rawValue) }
-        let session = Session(configuration: makeConfiguration(), delegate: reporter)
+        var configuration = makeConfiguration()
+        let warn: (String) -> Void = { reporter.warn($0) }
+        configuration.netrc = try auth.netrc(warn: warn)
+        let stores = StoreFiles(cookies: cookies, hsts: hsts)
+        do {
+            try stores.load(into: &configuration, urls: jobs.compactMap { $0.request?.url }, warn: warn)
+        } catch let error as StoreFiles.FileError {
+            reporter.reportFailure(url: "swget", message: error.description, exitCode: ExitStatus.fileIO.rawValue)
+            throw ExitCode(ExitStatus.fileIO.rawValue)
+        }
+        let session = Session(configuration: configuration, delegate: reporter)
         let interruption = Interruption(session: session)
         let resize = Interruption.onResize { reporter.terminalResized() }
         defer { resize.cancel() }
@@ -86,6 +100,7 @@ struct SwgetCommand: AsyncParsableCommand {
                           destination: destination.destination, spider: output.spider)
         let tally = await batch.run(jobs, parallel: input.parallel)
         session.finishTasksAndInvalidate()
+        stores.save(configuration, warn: warn)
         if let signal = interruption.signal { throw ExitCode(128 + signal) }
         if jobs.count + listErrors.count > 1 && !output.spider {
             reporter.reportBatch(tally, files: jobs.count, seconds: Terminal.now() - started)
@@ -96,16 +111,16 @@ struct SwgetCommand: AsyncParsableCommand {
 
     /// The URLs of the command line, then those of each `-i` file; unreadable files and bad
     /// lines become error lines (with their line number) and are skipped.
-    private func collectJobs() -> (jobs: [Job], errors: [(source: String, message: String)]) {
-        var jobs = urls.map { Job(label: $0, request: makeRequest($0)) }
+    private func collectJobs(credential: Credential?) -> (jobs: [Job], errors: [(source: String, message: String)]) {
+        var jobs = urls.map { Job(label: $0, request: makeRequest($0, credential: credential)) }
         var errors: [(source: String, message: String)] = []
         for file in input.inputFiles {
-            guard let text = Self.readInput(file) else {
+            guard let text = TextFile.read(file) else {
                 errors.append((file, "cannot read the input file"))
                 continue
             }
             for entry in InputList.entries(text) {
-                guard let request = makeRequest(entry.text) else {
+                guard let request = makeRequest(entry.text, credential: credential) else {
                     errors.append(("\(file):\(entry.line)", "invalid URL '\(DisplayText.sanitize(entry.text))'; skipped"))
                     continue
                 }
@@ -113,21 +128,6 @@ struct SwgetCommand: AsyncParsableCommand {
             }
         }
         return (jobs, errors)
-    }
-
-    /// The whole text of `path`, or of standard input for "-".
-    private static func readInput(_ path: String) -> String? {
-        let fd = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { if fd != STDIN_FILENO { close(fd) } }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return n == 0 ? String(decoding: bytes, as: UTF8.self) : nil }
-            bytes += chunk[..<n]
-        }
     }
 
     private func makeReporter(files: Int) -> Reporter {
@@ -138,13 +138,14 @@ struct SwgetCommand: AsyncParsableCommand {
         return Reporter(options: options)
     }
 
-    private func makeRequest(_ argument: String) -> Request? {
+    private func makeRequest(_ argument: String, credential: Credential?) -> Request? {
         // Spaces and control characters are never part of a URL typed on a command line.
         guard !argument.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else { return nil }
         let text = argument.contains("://") ? argument : "http://" + argument
         guard var request = Request(string: text) else { return nil }
         if let port = request.url.port, !(1...65535).contains(port) { return nil }
         http.apply(to: &request)
+        request.credential = credential
         return request
     }
 
@@ -155,6 +156,7 @@ struct SwgetCommand: AsyncParsableCommand {
         transfer.apply(to: &configuration)
         http.apply(to: &configuration)
         tls.apply(to: &configuration)
+        auth.apply(to: &configuration)
         input.apply(to: &configuration, split: transfer.split)
         return configuration
     }

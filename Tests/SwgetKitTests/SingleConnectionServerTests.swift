@@ -23,7 +23,10 @@ struct SingleConnectionServerTests {
         let session = Session(configuration: configuration)
         let tasks = (1...4).map { session.downloadTask(with: request(server.baseURL + "/f\($0).bin"), destination: .directory(dir)) }
         for task in tasks { task.resume() }
-        for task in tasks { #expect(await task.outcome() == nil) }
+        for task in tasks {
+            let error = await task.outcome()
+            #expect(error == nil, "\(task.originalRequest.url.lastPathComponent): \(error.map { "\($0)" } ?? "")")
+        }
         #expect(files(in: dir) == ["f1.bin", "f2.bin", "f3.bin", "f4.bin"])
         for index in 1...4 { #expect(contents(dir + "/f\(index).bin") == body) }
         #expect(server.requests == 4)

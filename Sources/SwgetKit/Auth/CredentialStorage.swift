@@ -16,6 +16,10 @@ import Synchronization
 /// Bounded: at most ``maximumSpaces`` protection spaces (realms come from servers); beyond it the
 /// least recently used space is forgotten.
 public final class CredentialStorage: Sendable {
+    /// The process-wide store that default and background sessions share (ephemeral sessions
+    /// get one of their own).
+    public static let shared = CredentialStorage()
+
     /// The most protection spaces kept.
     public static let maximumSpaces = 1024
 

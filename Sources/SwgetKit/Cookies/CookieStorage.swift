@@ -30,6 +30,10 @@ import Synchronization
 /// Every request swget makes counts as a top-level, same-site navigation, so SameSite never withholds a
 /// cookie; `sameSite` is stored and saved for completeness. "Now" comes from `clock`, so tests can pin it.
 public final class CookieStorage: Sendable {
+    /// The process-wide store that default and background sessions share (ephemeral sessions
+    /// get one of their own).
+    public static let shared = CookieStorage()
+
     /// When cookies are accepted (NSHTTPCookieAcceptPolicy).
     public enum AcceptPolicy: Sendable, Hashable {
         /// Store every cookie the RFC allows.

@@ -321,7 +321,12 @@ final class DownloadTransfer: ResponseConsumer {
     /// The failure for an answer with an error status: it names the status and carries the
     /// response.
     private func statusError(_ response: Response) -> SessionError {
-        SessionError.httpStatus.with("server answered \(response.statusCode) \(DisplayText.sanitize(response.reasonPhrase))")
+        if response.statusCode == 401 || response.statusCode == 407 {
+            let failure = task.status.withLockedValue { $0.authenticationFailure }
+            let reason = failure?.description ?? "the server asks for authentication (\(response.statusCode))"
+            return SessionError.authenticationFailed.with(DisplayText.sanitize(reason)).responding(response)
+        }
+        return SessionError.httpStatus.with("server answered \(response.statusCode) \(DisplayText.sanitize(response.reasonPhrase))")
             .responding(response)
     }
 

@@ -42,6 +42,9 @@ struct Exchange: Sendable {
         /// The server is busy (408, 429, 5xx) and the task may retry: let the body go and end
         /// this attempt with `error`, honouring `retryAfter` (the server's `Retry-After`).
         case endAttempt(SessionError, retryAfter: String?)
+        /// The server (401) or an absolute-form proxy (407) asks for credentials: run the
+        /// authentication machine, then answer with ``Exchange/challengeAnswered(retry:)``.
+        case challenge(Response, challenges: [AuthChallenge], isProxy: Bool)
         /// The final head of this attempt: the task takes the body.
         case deliver(Response)
         /// The attempt failed for good.
@@ -59,19 +62,35 @@ struct Exchange: Sendable {
     private var canRetry = false
     /// The redirect being decided: its response and the request proposed.
     private var pendingRedirect: (response: Response, proposed: Request)?
+    /// The challenge being answered.
+    private var pendingChallenge: Response?
+    /// HSTS: the https URL an http URL must become before any request (nil: leave it).
+    private let upgrade: @Sendable (URL) -> URL?
+    /// 407 answers come from a proxy this exchange speaks to in absolute form.
+    private let acceptsProxyChallenges: Bool
 
     /// `startingAt` continues a download at the URL its earlier run ended at (after redirects)
     /// instead of the original URL; the origin rule still compares with the original.
-    init(original: Request, maxRedirects: Int, startingAt url: URL? = nil) {
+    init(original: Request, maxRedirects: Int, startingAt url: URL? = nil, acceptsProxyChallenges: Bool = false,
+         upgrade: @escaping @Sendable (URL) -> URL? = { _ in nil }) {
         self.original = original
+        self.upgrade = upgrade
+        self.acceptsProxyChallenges = acceptsProxyChallenges
         var target = HopTarget(original)
         if let url { target.url = url }
+        if let upgraded = upgrade(target.url) { target.url = upgraded }
         self.target = target
         self.chain = RedirectChain(limit: maxRedirects, start: target.url)
     }
 
-    /// The request the current hop sends.
+    /// The request the current hop sends, as the delegate sees it (stored cookies and
+    /// credentials join it on the wire: ``wireRequest(context:)``).
     var currentRequest: Request { HopRequest.make(original: original, target: target, additions: additions) }
+
+    /// The request of the current hop as sent, with what the session's stores give it.
+    func wireRequest(context: HopContext) -> Request {
+        HopRequest.make(original: original, target: target, additions: additions, context: context)
+    }
 
     // MARK: events
 
@@ -91,9 +110,10 @@ struct Exchange: Sendable {
             return .fail(SessionError.badResponse.with("unexpected response head"))
         }
         if RedirectPolicy.isRedirect(status: response.statusCode), let location = response.headers["Location"] {
-            let next: HopTarget
+            var next: HopTarget
             do {
                 next = try RedirectPolicy.nextTarget(after: target, status: response.statusCode, location: location)
+                if let upgraded = upgrade(next.url) { next.url = upgraded }
             } catch {
                 phase = .ended
                 return .fail(error)
@@ -103,6 +123,16 @@ struct Exchange: Sendable {
             phase = .awaitingRedirectDecision
             let downgrade = target.url.scheme?.lowercased() == "https" && next.url.scheme?.lowercased() == "http"
             return .decideRedirect(response, proposed: proposed, downgrade: downgrade)
+        }
+        let isProxy = response.statusCode == 407 && acceptsProxyChallenges
+        if response.statusCode == 401 || isProxy {
+            let field = isProxy ? "Proxy-Authenticate" : "WWW-Authenticate"
+            let challenges = AuthChallenge.parse(fields: response.headers.values(for: field))
+            if !challenges.isEmpty {
+                pendingChallenge = response
+                phase = .awaitingRedirectDecision
+                return .challenge(response, challenges: challenges, isProxy: isProxy)
+            }
         }
         if canRetry, RetryPolicy.isTransient(status: response.statusCode) {
             phase = .ended
@@ -139,6 +169,22 @@ struct Exchange: Sendable {
             phase = .sending
             return .followRedirect(currentRequest)
         }
+    }
+
+    /// The authentication machine decided: send the same request again with the credential
+    /// (`retry`), or take the challenge as the final answer.
+    mutating func challengeAnswered(retry: Bool) -> Action {
+        guard phase == .awaitingRedirectDecision, let response = pendingChallenge else {
+            phase = .ended
+            return .fail(SessionError.badResponse.with("no challenge to answer"))
+        }
+        pendingChallenge = nil
+        if retry {
+            phase = .sending
+            return .send(currentRequest)
+        }
+        phase = .delivering
+        return .deliver(response)
     }
 
     /// The attempt is over (the body was taken, or it failed).

@@ -48,11 +48,19 @@ enum Consumed {
 final class ExchangeRunner: Loader {
     let task: SessionTask
     private(set) var exchange: Exchange
-    private var session: Session { task.session }
+    var session: Session { task.session }
+    /// The authentication flow of this task (401 and 407), across its hops and attempts.
+    var authentication = AuthenticationState()
+    /// The answer to the last challenge, sent with the next request of the hop.
+    var pendingAuthorization: (field: String, value: String)?
+    /// Why authentication ended the task, when it did.
+    var authenticationFailure: AuthenticationFailure?
 
     init(task: SessionTask, startingAt url: URL? = nil) {
         self.task = task
-        exchange = Exchange(original: task.originalRequest, maxRedirects: task.session.configuration.maxRedirects, startingAt: url)
+        let hsts = task.session.configuration.hsts
+        exchange = Exchange(original: task.originalRequest, maxRedirects: task.session.configuration.maxRedirects,
+                            startingAt: url, upgrade: { url in hsts?.upgrade(url) })
     }
 
     func load(additions: [(name: String, value: String)], canRetry: Bool, consumer: some ResponseConsumer) async -> LoadOutcome {
@@ -70,7 +78,7 @@ final class ExchangeRunner: Loader {
                 return .failed(error.at(exchange.target.url))
             case .endAttempt(let error, let retryAfter):
                 return .failed(error.at(exchange.target.url), retryAfter: retryAfter)
-            case .decideRedirect, .deliver:
+            case .decideRedirect, .deliver, .challenge:
                 return .failed(SessionError.badResponse.with("internal error: \(action) outside a hop").at(exchange.target.url))
             }
         }
@@ -121,14 +129,15 @@ final class ExchangeRunner: Loader {
                                              on: session.eventLoopGroup.next())
         }) { connection, reused async throws(SessionError) -> (HopOutcome, reusable: Bool) in
             try await task.using(connection) { () async throws(SessionError) -> (HopOutcome, reusable: Bool) in
+                let wire = exchange.wireRequest(context: context(for: request))
                 let received: ReceivedHead
                 do throws(SessionError) {
-                    received = try await Self.send(request, to: target, on: connection, key: key, reused: reused, session: session)
+                    received = try await Self.send(wire, to: target, on: connection, key: key, reused: reused, session: session)
                 } catch {
                     if reused && replacingStale && error == SessionError.connectionClosed { return (.stale, false) }
                     throw error
                 }
-                let (result, reusable) = try await answer(received, to: request, on: connection, consumer)
+                let (result, reusable) = try await answer(received, to: wire, on: connection, consumer)
                 return (.result(result), reusable)
             }
         }
@@ -185,7 +194,18 @@ final class ExchangeRunner: Loader {
         if received.trailingGarbage {
             task.emit(.warning("the server sent bytes after the end of the response; the connection is closed"))
         }
+        absorb(final.response)
         var next = exchange.headReceived(final.response)
+        if case .challenge(let response, let challenges, let isProxy) = next {
+            let retry = await authenticate(response, challenges: challenges, isProxy: isProxy, request: request)
+            next = exchange.challengeAnswered(retry: retry)
+            if retry {
+                let reusable = await Self.skipBody(of: final)
+                return (.next(next), reusable)
+            }
+        } else {
+            accepted()
+        }
         if case .decideRedirect(let redirect, let proposed, let downgrade) = next {
             if downgrade {
                 task.emit(.warning("redirected from https to http: \(URLDisplay.forDisplay(proposed.url)) is not encrypted"))

@@ -33,6 +33,30 @@ struct HopTarget: Sendable, Equatable {
     }
 }
 
+/// What the session's stores give one hop's request: computed for the hop's URL just before it
+/// is sent, merged by ``HopRequest/make(original:target:additions:context:)``.
+struct HopContext: Sendable {
+    /// The `Cookie` value from the cookie storage for this URL.
+    var cookie: String?
+    /// The credential's `Authorization` (or, for a retry after a 407, `Proxy-Authorization`)
+    /// field: from the credential storage, or the answer to a challenge.
+    var authorization: (field: String, value: String)?
+    /// True when the request goes to a proxy in absolute form (plain http through an http
+    /// proxy): `Proxy-Authorization` then belongs on it. Otherwise it never leaves with a
+    /// request to an origin.
+    var viaForwardProxy = false
+    /// The proxy's `Proxy-Authorization`, for a request in absolute form.
+    var proxyAuthorization: String?
+
+    init(cookie: String? = nil, authorization: (field: String, value: String)? = nil, viaForwardProxy: Bool = false,
+         proxyAuthorization: String? = nil) {
+        self.cookie = cookie
+        self.authorization = authorization
+        self.viaForwardProxy = viaForwardProxy
+        self.proxyAuthorization = proxyAuthorization
+    }
+}
+
 /// The one place where the request for every hop of every task is built: the first request,
 /// each redirect, each retry, each resumed or ranged request, each segment of a split download.
 /// No code path sends a request derived from the original with only its URL swapped.
@@ -50,7 +74,14 @@ enum HopRequest {
     /// origin-bound ones at another origin, and less the body when the target sends none),
     /// then what the redirect delegate changed for this hop, then `additions` (range and
     /// validator fields of a resume, a segment's range), which replace fields of the same name.
-    static func make(original: Request, target: HopTarget, additions: [(name: String, value: String)] = []) -> Request {
+    ///
+    /// `context` adds what the stores know for this hop: stored cookies (merged after the
+    /// user's own `Cookie` field, which only the original origin gets), a credential (the
+    /// user's own `Authorization` field wins at the original origin), and for a request in
+    /// absolute form through a proxy, `Proxy-Authorization` — which no request to an origin
+    /// ever carries.
+    static func make(original: Request, target: HopTarget, additions: [(name: String, value: String)] = [],
+                     context: HopContext = HopContext()) -> Request {
         var request = original
         request.url = target.url
         request.method = target.method
@@ -65,6 +96,20 @@ enum HopRequest {
         for name in target.delegateRemovals { request.headers.remove(name) }
         for field in target.delegateHeaders { request.headers.set(field.name, field.value) }
         for field in additions { request.headers.set(field.name, field.value) }
+        if let stored = context.cookie, !stored.isEmpty {
+            let own = request.headers.values(for: "Cookie").joined(separator: "; ")
+            request.headers.set("Cookie", own.isEmpty ? stored : own + "; " + stored)
+        }
+        if let (field, value) = context.authorization, field.caseInsensitiveEquals("Proxy-Authorization") || !request.headers.contains(field) {
+            request.headers.set(field, value)
+        }
+        if context.viaForwardProxy {
+            if let value = context.proxyAuthorization, !request.headers.contains("Proxy-Authorization") {
+                request.headers.set("Proxy-Authorization", value)
+            }
+        } else {
+            request.headers.remove("Proxy-Authorization")
+        }
         return request
     }
 

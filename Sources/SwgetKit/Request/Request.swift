@@ -17,6 +17,11 @@ public struct Request: Sendable, Equatable {
     public var body: [UInt8]?
     /// Overrides the session's idle timeout (seconds without a byte) for this request.
     public var timeoutInterval: Duration?
+    /// Send and store cookies for this request (NSURLRequest's `HTTPShouldHandleCookies`).
+    public var shouldHandleCookies = true
+    /// The credential for this request's own origin (like a `user:password@` in the URL, which
+    /// it overrides): answers challenges there, never sent to another origin.
+    public var credential: Credential?
 
     public init(url: URL, method: String = "GET", headers: HeaderFields = [:], body: [UInt8]? = nil) {
         self.url = url

@@ -2,14 +2,16 @@
 /// (NSURLSessionConfiguration's role). Changing a configuration after the session exists has no
 /// effect on that session.
 public struct SessionConfiguration: Sendable {
-    /// The flavour of session, as in the seeds.
+    /// The flavour of session, as in NSURLSessionConfiguration.
     public enum Kind: Sendable, Equatable {
-        /// Persistent stores may be used (cookies, cache, credentials — as later features add them).
+        /// The process-wide stores: ``CookieStorage/shared``, ``CredentialStorage/shared`` and
+        /// ``HSTSStore/shared``, which every default and background session sees.
         case `default`
-        /// Nothing is written to disk except the bodies of download tasks.
+        /// Private stores in memory, seen by no other session and never written anywhere; no
+        /// state on disk except the bodies of download tasks.
         case ephemeral
-        /// Download state outlives the process: a new session with the same identifier continues
-        /// its tasks (see ``ResumeData``, added by the resume feature).
+        /// The shared stores, and download state that outlives the process: `NAME.swget` beside
+        /// each `NAME.part`, so a new session with the same identifier continues the download.
         case background(identifier: String)
     }
 
@@ -66,12 +68,41 @@ public struct SessionConfiguration: Sendable {
     /// hold). No retries by default; background sessions retry 20 times.
     public var retryPolicy: RetryPolicy
 
+    /// Where cookies are kept and looked up for every hop (RFC 6265bis); nil handles no cookies
+    /// at all. Requests can opt out with ``Request/shouldHandleCookies``.
+    public var cookieStorage: CookieStorage?
+    /// Credentials answered to challenges (persistence `.forSession`) are kept here and sent
+    /// again before the server asks, to the same protection space.
+    public var credentialStorage: CredentialStorage
+    /// `.netrc` entries that default handling of a challenge (and FTP logins) may use; nil for
+    /// none. The library never reads `~/.netrc` by itself: load it with ``Netrc/init(parsing:)``.
+    public var netrc: Netrc?
+    /// Send Basic credentials with the first request to the request's origin, before any
+    /// challenge (wget's `--auth-no-challenge`). Off: nothing is sent until the server asks.
+    public var sendsCredentialsPreemptively = false
+    /// Proxies by scheme, with a `no_proxy` list; nil connects directly. The library never
+    /// reads the environment by itself: use ``ProxyConfiguration/fromEnvironment(_:)``.
+    public var proxy: ProxyConfiguration?
+    /// HSTS (RFC 6797): hosts known to want HTTPS; their http:// URLs are upgraded before any
+    /// request, and `Strict-Transport-Security` answers over verified HTTPS are learned. nil
+    /// disables HSTS.
+    public var hsts: HSTSStore?
+
     /// Protocol handlers asked before the built-in ones (http, https), in order: the first that
     /// can handle a request loads it (NSURLSessionConfiguration's `protocolClasses`).
     public var protocolHandlers: [any ProtocolHandler] = []
 
     public init(kind: Kind) {
         self.kind = kind
+        if case .ephemeral = kind {
+            cookieStorage = CookieStorage()
+            credentialStorage = CredentialStorage()
+            hsts = HSTSStore()
+        } else {
+            cookieStorage = CookieStorage.shared
+            credentialStorage = CredentialStorage.shared
+            hsts = HSTSStore.shared
+        }
         if case .background = kind { retryPolicy = RetryPolicy() } else { retryPolicy = .none }
         self.defaultHeaders = ["User-Agent": "swget/\(SwgetVersion.string)", "Accept": "*/*", "Accept-Encoding": "identity"]
     }

@@ -36,6 +36,14 @@ public protocol SessionDelegate: Sendable {
     /// connection, before its first request. Default: `.performDefaultHandling`.
     func task(_ task: SessionTask, didReceive challenge: ServerTrustChallenge) async -> TrustDisposition
 
+    /// The server (401) or a proxy (407) asks for credentials: answer with a credential, default
+    /// handling (the credential storage, then the request's credential or the URL's
+    /// `user:password@` for its own origin, then ``SessionConfiguration/netrc``), no answer for
+    /// this protection space, or cancel the task. A refused credential comes back here once
+    /// more with `previousFailureCount` 1; after that the task fails. Default:
+    /// `.performDefaultHandling`.
+    func task(_ task: SessionTask, didReceive challenge: AuthenticationChallenge) async -> AuthChallengeDisposition
+
     /// The server redirected; `newRequest` is what the rules of RFC 9110 would send next (its
     /// header fields already follow the origin rules). Return `.follow(newRequest)` (or a
     /// changed request, whose changed fields then apply to that hop only) to continue, or
@@ -63,6 +71,18 @@ public enum RedirectDecision: Sendable, Equatable {
     case refuse
 }
 
+/// A delegate's answer to an authentication challenge (NSURLSessionAuthChallengeDisposition).
+public enum AuthChallengeDisposition: Sendable, Equatable {
+    /// Answer with this credential.
+    case useCredential(Credential)
+    /// What happens without a delegate: the storage, the request's own credential, `.netrc`.
+    case performDefaultHandling
+    /// Stop the task; it completes with ``SessionError/cancelled``.
+    case cancelAuthenticationChallenge
+    /// Do not answer this protection space; another one the server offered may be tried.
+    case rejectProtectionSpace
+}
+
 /// A delegate's answer to a final response head.
 public enum ResponseDisposition: Sendable, Equatable {
     /// Go on with the body.
@@ -78,6 +98,9 @@ extension SessionDelegate {
     }
     public func task(_ task: SessionTask, willPerformRedirection response: Response, newRequest: Request) async -> RedirectDecision {
         .follow(newRequest)
+    }
+    public func task(_ task: SessionTask, didReceive challenge: AuthenticationChallenge) async -> AuthChallengeDisposition {
+        .performDefaultHandling
     }
     public func task(_ task: SessionTask, didReceive response: Response) async -> ResponseDisposition { .allow }
     public func downloadTask(_ task: DownloadTask, shouldDecodePayloadOfMIMEType mimeType: String?) async -> Bool { false }

@@ -36,6 +36,8 @@ public class SessionTask: @unchecked Sendable {
         var bytesReceived: Int64 = 0
         var bytesExpected: Int64?
         var attempt = 1
+        /// Why authentication ended in a refusal, when it did (the final answer is then a 401/407).
+        var authenticationFailure: AuthenticationFailure?
         /// The connections in use (several for a segmented download), closed by a cancellation
         /// so that waiting reads end at once.
         var connections: [Int: HTTPConnection] = [:]

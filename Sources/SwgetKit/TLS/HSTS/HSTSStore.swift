@@ -33,6 +33,10 @@ import Synchronization
 /// The store is in memory; ``HSTSFile`` reads and writes wget's database format. Time comes from
 /// the injected clock unless a call passes `now`.
 public final class HSTSStore: Sendable {
+    /// The process-wide store that default and background sessions share (ephemeral sessions
+    /// get one of their own).
+    public static let shared = HSTSStore()
+
     /// One Known HSTS Host.
     public struct Entry: Sendable, Hashable {
         /// The host name: lowercase ASCII, no trailing dot.

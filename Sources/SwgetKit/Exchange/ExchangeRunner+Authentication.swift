@@ -1,0 +1,76 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Challenges (401, and 407 from a proxy spoken to in absolute form) through the task's
+/// ``AuthenticationState``: the delegate decides first; default handling takes the credential
+/// storage, then the request's own credential (only at its own origin), then `.netrc`.
+extension ExchangeRunner {
+    /// Runs the challenge through the machine; true when the request is to be sent again with
+    /// the credential (``pendingAuthorization``), false when the challenge is the final answer.
+    func authenticate(_ response: Response, challenges: [AuthChallenge], isProxy: Bool, request: Request) async -> Bool {
+        guard let target = try? HTTPTarget(request.url) else { return false }
+        let challenged = ChallengedRequest(host: target.origin.host, port: target.origin.port, scheme: target.origin.scheme,
+                                           method: request.method.uppercased(), uri: Self.requestTarget(request.url),
+                                           body: request.body.map { .bytes($0) } ?? .empty)
+        var action = authentication.challenged(status: response.statusCode, challenges: challenges, request: challenged)
+        while true {
+            switch action {
+            case .retry(let field, let value):
+                pendingAuthorization = (field, value)
+                return true
+            case .fail(let failure):
+                authenticationFailure = failure
+                task.status.withLockedValue { $0.authenticationFailure = failure }
+                return false
+            case .askForCredential(var challenge):
+                challenge.failureResponse = response
+                if challenge.proposedCredential == nil {
+                    challenge.proposedCredential = session.configuration.credentialStorage.defaultCredential(for: challenge.protectionSpace)
+                }
+                let asked = challenge
+                let answer = await task.decide { await $0.task(self.task, didReceive: asked) } ?? .performDefaultHandling
+                switch answer {
+                case .useCredential(let credential):
+                    action = authentication.credentialDecided(.use(credential))
+                case .rejectProtectionSpace:
+                    action = authentication.credentialDecided(.rejectProtectionSpace)
+                case .cancelAuthenticationChallenge:
+                    task.cancel()
+                    return false
+                case .performDefaultHandling:
+                    action = authentication.credentialDecided(defaultCredential(for: challenge).map { .use($0) } ?? .noCredential)
+                }
+            }
+        }
+    }
+
+    /// Default handling: a credential not refused yet, from the storage, the request itself
+    /// (its own origin only: credentials never follow a redirect to another origin), `.netrc`.
+    private func defaultCredential(for challenge: AuthenticationChallenge) -> Credential? {
+        let space = challenge.protectionSpace
+        let refused = challenge.previousFailureCount > 0 ? challenge.proposedCredential : nil
+        let configuration = session.configuration
+        var candidates: [Credential] = []
+        if let stored = configuration.credentialStorage.defaultCredential(for: space) { candidates.append(stored) }
+        candidates += configuration.credentialStorage.credentials(for: space).values.sorted { ($0.user ?? "") < ($1.user ?? "") }
+        if space.isProxy {
+            if let proxy = configuration.proxy?.proxy(for: task.originalRequest.url), let credentials = proxy.credentials {
+                candidates.append(Credential(user: credentials.user, password: credentials.password, persistence: .forSession))
+            }
+        } else {
+            let own = Origin(task.originalRequest.url)
+            if own.host == space.host, own.port == space.port, own.scheme == space.scheme,
+               let credential = Self.ownCredential(of: task.originalRequest) {
+                candidates.append(credential)
+            }
+            let login = task.originalRequest.url.user(percentEncoded: false)
+            if let entry = configuration.netrc?.lookup(host: space.host, login: login), let password = entry.password {
+                candidates.append(Credential(user: entry.login ?? login ?? "", password: password, persistence: .forSession))
+            }
+        }
+        return candidates.first { $0 != refused }
+    }
+}

@@ -1,0 +1,85 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What the session's stores give each hop and learn from each answer: cookies, credentials
+/// sent before a challenge, HSTS. The request itself is still built by ``HopRequest``; this
+/// only supplies its ``HopContext``.
+extension ExchangeRunner {
+    /// The stores' contribution to the request for `request.url` (cookies, a credential).
+    func context(for request: Request) -> HopContext {
+        var context = HopContext()
+        let configuration = session.configuration
+        if task.originalRequest.shouldHandleCookies, let cookies = configuration.cookieStorage {
+            context.cookie = cookies.cookieHeader(for: request.url)
+        }
+        if let answer = pendingAuthorization {
+            context.authorization = answer
+            pendingAuthorization = nil
+        } else if let preemptive = preemptiveAuthorization(for: request) {
+            context.authorization = (preemptive.field, preemptive.value)
+            authentication.sentPreemptively(preemptive)
+        }
+        return context
+    }
+
+    /// A credential the storage already saw accepted by this protection space, or Basic for the
+    /// request's own credential when the configuration sends it before any challenge.
+    private func preemptiveAuthorization(for request: Request) -> PreemptiveAuthorization? {
+        guard let target = try? HTTPTarget(request.url) else { return nil }
+        let origin = target.origin
+        let configuration = session.configuration
+        let uri = Self.requestTarget(request.url)
+        if let stored = configuration.credentialStorage.preemptiveAuthorization(
+            host: origin.host, port: origin.port, scheme: origin.scheme, isProxy: false,
+            method: request.method.uppercased(), uri: uri, body: .empty) {
+            return stored
+        }
+        guard configuration.sendsCredentialsPreemptively, Origin(task.originalRequest.url).isSame(as: origin),
+              let credential = Self.ownCredential(of: task.originalRequest) else { return nil }
+        let space = ProtectionSpace(host: origin.host, port: origin.port, scheme: origin.scheme, realm: nil,
+                                    authenticationMethod: .httpBasic, isProxy: false)
+        return try? PreemptiveAuthorization.basic(credential, for: space)
+    }
+
+    /// Learns from an answer: its cookies, its HSTS policy.
+    func absorb(_ response: Response) {
+        let configuration = session.configuration
+        if task.originalRequest.shouldHandleCookies, let cookies = configuration.cookieStorage {
+            let values = response.headers.values(for: "Set-Cookie")
+            if !values.isEmpty {
+                cookies.setCookies(from: values, for: response.url, mainDocumentURL: task.originalRequest.url)
+            }
+        }
+        if let hsts = configuration.hsts, response.url.scheme?.lowercased() == "https",
+           let header = response.headers["Strict-Transport-Security"], let host = response.url.host {
+            _ = hsts.learn(header: header, host: host, port: response.url.port ?? 443,
+                           overTrustedTLS: configuration.tls.verification == .full)
+        }
+    }
+
+    /// An answer that is not a challenge: the credentials sent were accepted.
+    func accepted() {
+        for accepted in authentication.succeeded() {
+            session.configuration.credentialStorage.remember(accepted)
+        }
+    }
+
+    /// The credential a request carries for its own origin: the request's ``Request/credential``,
+    /// else the URL's `user:password@` (percent-decoded).
+    static func ownCredential(of request: Request) -> Credential? {
+        if let credential = request.credential { return credential }
+        guard let user = request.url.user(percentEncoded: false), !user.isEmpty else { return nil }
+        return Credential(user: user, password: request.url.password(percentEncoded: false) ?? "", persistence: .forSession)
+    }
+
+    /// The origin-form request target (path and query), as Digest signs it.
+    static func requestTarget(_ url: URL) -> String {
+        var target = url.path(percentEncoded: true)
+        if target.isEmpty { target = "/" }
+        if let query = url.query(percentEncoded: true) { target += "?" + query }
+        return target
+    }
+}
