@@ -163,9 +163,9 @@ _swget() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(-nc --no-clobber --no-content-disposition --trust-server-names --content-on-error -c --continue -q --quiet -nv --no-verbose --show-progress -S --server-response --spider --compressed --no-decompress --raw --gunzip --decode --no-check-certificate --insecure -k --no-hsts --ask-password --no-netrc --auth-no-challenge --no-cookies --keep-session-cookies --retry-connrefused --version -h --help)
+    local -a non_repeating_flags=(-nc --no-clobber --no-content-disposition --trust-server-names --content-on-error -c --continue -q --quiet -nv --no-verbose --show-progress -S --server-response --spider --compressed --no-decompress --raw --gunzip --decode --no-check-certificate --insecure -k --no-hsts --ask-password --no-netrc --auth-no-challenge --no-cookies --keep-session-cookies --no-proxy --retry-connrefused --version -h --help)
     local -a repeating_options=(-i --input-file -H --header --ca-certificate --cacert --load-cookies --cookie)
-    local -a non_repeating_options=(-j --parallel --max-connections-per-host -O --output-document -P --directory-prefix --progress -U --user-agent --max-redirect --max-redirs --hsts-file --hsts -u --user --password --http-user --http-password --netrc-file --save-cookies --cookie-jar -t --tries --waitretry --retry-wait -T --timeout --connect-timeout --read-timeout -s --split -x --max-connection-per-server --min-split-size --limit-rate --max-filesize)
+    local -a non_repeating_options=(-j --parallel --max-connections-per-host -O --output-document -P --directory-prefix --progress -U --user-agent --max-redirect --max-redirs --hsts-file --hsts -u --user --password --http-user --http-password --netrc-file --save-cookies --cookie-jar --proxy --noproxy --proxy-user --proxy-password -t --tries --waitretry --retry-wait -T --timeout --connect-timeout --read-timeout -s --split -x --max-connection-per-server --min-split-size --limit-rate --max-filesize)
     __swget_offer_flags_options -1
 
     # Offer option value completions
@@ -230,6 +230,18 @@ _swget() {
         ;;
     '--save-cookies'|'--cookie-jar')
         __swget_add_completions -f
+        return
+        ;;
+    '--proxy')
+        return
+        ;;
+    '--noproxy')
+        return
+        ;;
+    '--proxy-user')
+        return
+        ;;
+    '--proxy-password')
         return
         ;;
     '-t'|'--tries')

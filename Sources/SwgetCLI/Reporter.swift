@@ -131,6 +131,10 @@ final class Reporter: SessionDelegate {
             guard error != nil else { return }
             finishDots(task)
             block?.finish(task.taskIdentifier, permanent: nil)
+        case .proxyTunnel(let response):
+            if options.serverResponse && options.indicator != .json {
+                say("Proxy tunnel:\n" + String(headerText(response).dropLast()))
+            }
         case .data:
             break
         }

@@ -42,6 +42,7 @@ struct SwgetCommand: AsyncParsableCommand {
     @OptionGroup(title: "HSTS") var hsts: HSTSOptions
     @OptionGroup(title: "Authentication") var auth: AuthOptions
     @OptionGroup(title: "Cookies") var cookies: CookieOptions
+    @OptionGroup(title: "Proxies") var proxies: ProxyOptions
     @OptionGroup(title: "Retries, timeouts and speed") var transfer: TransferOptions
 
     /// ArgumentParser's own entry point, with wget's exit status 2 for usage errors (it
@@ -84,6 +85,7 @@ struct SwgetCommand: AsyncParsableCommand {
         var configuration = makeConfiguration()
         let warn: (String) -> Void = { reporter.warn($0) }
         configuration.netrc = try auth.netrc(warn: warn)
+        configuration.proxy = try proxies.configuration(environment: ProxyOptions.processEnvironment)
         let stores = StoreFiles(cookies: cookies, hsts: hsts)
         do {
             try stores.load(into: &configuration, urls: jobs.compactMap { $0.request?.url }, warn: warn)

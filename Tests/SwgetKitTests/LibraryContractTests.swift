@@ -40,6 +40,7 @@ struct LibraryContractTests {
             case .wroteData: "wrote"
             case .willRetry(_, let error, let attempt): "retry \(attempt) \(error.message)"
             case .warning: "warning"
+            case .proxyTunnel: "tunnel"
             case .finishedDownloading(let url): "finished \(url.lastPathComponent)"
             case .completed(let error): "completed \(error.map { "\($0.category)" } ?? "ok")"
             }

@@ -12,8 +12,12 @@ extension ExchangeRunner {
     /// the credential (``pendingAuthorization``), false when the challenge is the final answer.
     func authenticate(_ response: Response, challenges: [AuthChallenge], isProxy: Bool, request: Request) async -> Bool {
         guard let target = try? HTTPTarget(request.url) else { return false }
+        // Digest signs CONNECT with the tunnel's authority (RFC 9110 §9.3.6), anything else with its target.
+        let isConnect = request.method.uppercased() == "CONNECT"
+        let uri = isConnect ? target.hostField.contains(":") ? target.hostField : "\(target.hostField):\(target.origin.port)"
+                            : Self.requestTarget(request.url)
         let challenged = ChallengedRequest(host: target.origin.host, port: target.origin.port, scheme: target.origin.scheme,
-                                           method: request.method.uppercased(), uri: Self.requestTarget(request.url),
+                                           method: request.method.uppercased(), uri: uri,
                                            body: request.body.map { .bytes($0) } ?? .empty)
         var action = authentication.challenged(status: response.statusCode, challenges: challenges, request: challenged)
         while true {
@@ -72,5 +76,21 @@ extension ExchangeRunner {
             }
         }
         return candidates.first { $0 != refused }
+    }
+}
+
+extension ExchangeRunner {
+    /// A proxy answered CONNECT with 407: the challenge goes through the same machine; true when
+    /// the tunnel is to be asked for again with the credential.
+    func answerProxyChallenge(_ response: Response, request: Request) async -> Bool {
+        let challenges = AuthChallenge.parse(fields: response.headers.values(for: "Proxy-Authenticate"))
+        guard !challenges.isEmpty else { return false }
+        var connect = request
+        connect.method = "CONNECT"
+        guard await authenticate(response, challenges: challenges, isProxy: true, request: connect),
+              let answer = pendingAuthorization else { return false }
+        pendingAuthorization = nil
+        proxyAuthorization = answer.value
+        return true
     }
 }

@@ -15,7 +15,11 @@ extension ExchangeRunner {
         if task.originalRequest.shouldHandleCookies, let cookies = configuration.cookieStorage {
             context.cookie = cookies.cookieHeader(for: request.url)
         }
-        if let answer = pendingAuthorization {
+        if let answer = pendingAuthorization, answer.field.caseInsensitiveEquals("Proxy-Authorization") {
+            // A 407 to a request in absolute form: the proxy's credential, for every later request.
+            proxyAuthorization = answer.value
+            pendingAuthorization = nil
+        } else if let answer = pendingAuthorization {
             context.authorization = answer
             pendingAuthorization = nil
         } else if let preemptive = preemptiveAuthorization(for: request) {

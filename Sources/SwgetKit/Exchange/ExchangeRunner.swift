@@ -55,6 +55,9 @@ final class ExchangeRunner: Loader {
     var pendingAuthorization: (field: String, value: String)?
     /// Why authentication ended the task, when it did.
     var authenticationFailure: AuthenticationFailure?
+    /// The answer to a proxy's 407, for every later connection through it (CONNECT) or request
+    /// to it (absolute form).
+    var proxyAuthorization: String?
 
     init(task: SessionTask, startingAt url: URL? = nil) {
         self.task = task
@@ -85,7 +88,9 @@ final class ExchangeRunner: Loader {
     }
 
     /// Ranges of the current resource, for segmented downloads.
-    var segmentFetcher: SegmentFetcher? { HTTPSegmentFetcher(task: task, exchange: exchange) }
+    var segmentFetcher: SegmentFetcher? {
+        HTTPSegmentFetcher(task: task, exchange: exchange, proxyAuthorization: proxyAuthorization)
+    }
 
     // MARK: one hop
 
@@ -98,13 +103,19 @@ final class ExchangeRunner: Loader {
     /// Sends `request` on a leased connection and handles its answer. A reused keep-alive
     /// connection that the server closed meanwhile is replaced once, transparently.
     private func hop(_ request: Request, _ consumer: some ResponseConsumer) async -> HopResult {
-        for attempt in 0..<2 {
+        var attempt = 0
+        while attempt < 2 + AuthenticationState.maximumChallenges {
+            defer { attempt += 1 }
             do {
                 switch try await onConnection(request, consumer, replacingStale: attempt == 0) {
                 case .stale: continue
                 case .result(let result): return result
                 }
             } catch {
+                if error == SessionError.proxyAuthenticationRequired, let response = error.response,
+                   await answerProxyChallenge(response, request: request) {
+                    continue
+                }
                 exchange.ended()
                 return .ended(.failed(task.cancellation ?? error.at(request.url)))
             }
@@ -120,19 +131,21 @@ final class ExchangeRunner: Loader {
 
     private func onConnection(_ request: Request, _ consumer: some ResponseConsumer,
                               replacingStale: Bool) async throws(SessionError) -> HopOutcome {
-        let target = try HTTPTarget(request.url)
-        let key = PoolKey(origin: target.origin)
-        let settings = try session.connectionSettings(for: target.origin, task: task)
+        var context = context(for: request)
+        let plan = try await ConnectionPlan.make(for: request, task: task, proxyAuthorization: proxyAuthorization)
+        context.viaForwardProxy = plan.absoluteForm
+        context.proxyAuthorization = plan.proxyAuthorization
         let session = self.session
-        return try await session.pool.withConnection(key, connect: { () async throws(SessionError) in
-            try await HTTPConnection.connect(host: target.host, origin: target.origin, settings: settings,
+        return try await session.pool.withConnection(plan.key, connect: { () async throws(SessionError) in
+            try await HTTPConnection.connect(host: plan.target.host, origin: plan.target.origin, settings: plan.settings,
                                              on: session.eventLoopGroup.next())
         }) { connection, reused async throws(SessionError) -> (HopOutcome, reusable: Bool) in
             try await task.using(connection) { () async throws(SessionError) -> (HopOutcome, reusable: Bool) in
-                let wire = exchange.wireRequest(context: context(for: request))
+                if !reused, let tunnel = connection.tunnelResponse { task.emit(.proxyTunnel(tunnel)) }
+                let wire = exchange.wireRequest(context: context)
                 let received: ReceivedHead
                 do throws(SessionError) {
-                    received = try await Self.send(wire, to: target, on: connection, key: key, reused: reused, session: session)
+                    received = try await Self.send(wire, plan: plan, on: connection, reused: reused, session: session)
                 } catch {
                     if reused && replacingStale && error == SessionError.connectionClosed { return (.stale, false) }
                     throw error
@@ -146,18 +159,19 @@ final class ExchangeRunner: Loader {
     /// Fetches `request` (a segment's range) on a leased connection to its origin and hands the
     /// answer to `body`, which returns its result and whether the connection may be reused. No
     /// redirect is followed: the caller judges the answer.
-    static func fetch<T>(_ request: Request, for task: SessionTask,
+    static func fetch<T>(_ request: Request, for task: SessionTask, proxyAuthorization: String?,
                          _ body: (FinalResponse) async -> (T, reusable: Bool)) async throws(SessionError) -> T {
-        let target = try HTTPTarget(request.url)
-        let key = PoolKey(origin: target.origin)
+        let plan = try await ConnectionPlan.make(for: request, task: task, proxyAuthorization: proxyAuthorization)
         let session = task.session
-        let settings = try session.connectionSettings(for: target.origin, task: task)
-        return try await session.pool.withConnection(key, connect: { () async throws(SessionError) in
-            try await HTTPConnection.connect(host: target.host, origin: target.origin, settings: settings,
+        var request = request
+        if plan.absoluteForm, let value = plan.proxyAuthorization { request.headers.set("Proxy-Authorization", value) }
+        let sent = request
+        return try await session.pool.withConnection(plan.key, connect: { () async throws(SessionError) in
+            try await HTTPConnection.connect(host: plan.target.host, origin: plan.target.origin, settings: plan.settings,
                                              on: session.eventLoopGroup.next())
         }) { connection, reused async throws(SessionError) -> (T, reusable: Bool) in
             try await task.using(connection) { () async throws(SessionError) -> (T, reusable: Bool) in
-                let received = try await send(request, to: target, on: connection, key: key, reused: reused, session: session)
+                let received = try await send(sent, plan: plan, on: connection, reused: reused, session: session)
                 let final = try Self.final(received, to: request, original: task.originalRequest, on: connection)
                 let (result, reusable) = await body(final)
                 return (result, reusable && final.framing.keepAlive && !received.trailingGarbage)
@@ -168,9 +182,11 @@ final class ExchangeRunner: Loader {
     /// Sends the request and waits for the head. On a new connection, a head that is slow to
     /// come lets our own idle connections to the same server go: a server that serves one
     /// connection at a time answers only once they are closed.
-    private static func send(_ request: Request, to target: HTTPTarget, on connection: HTTPConnection, key: PoolKey,
+    private static func send(_ request: Request, plan: ConnectionPlan, on connection: HTTPConnection,
                              reused: Bool, session: Session) async throws(SessionError) -> ReceivedHead {
-        let head = target.requestHead(for: request, defaultHeaders: session.configuration.defaultHeaders)
+        let key = plan.key
+        let head = plan.target.requestHead(for: request, defaultHeaders: session.configuration.defaultHeaders,
+                                           absoluteForm: plan.absoluteForm)
         var starvation: RepeatedTask?
         if !reused {
             let pool = session.pool
@@ -293,10 +309,11 @@ final class ExchangeRunner: Loader {
 struct HTTPSegmentFetcher: SegmentFetcher {
     let task: SessionTask
     let exchange: Exchange
+    let proxyAuthorization: String?
 
     func fetch<T>(adding fields: [(name: String, value: String)],
                   _ body: (FinalResponse) async -> (T, reusable: Bool)) async throws(SessionError) -> T {
-        try await ExchangeRunner.fetch(exchange.request(adding: fields), for: task, body)
+        try await ExchangeRunner.fetch(exchange.request(adding: fields), for: task, proxyAuthorization: proxyAuthorization, body)
     }
 }
 

@@ -19,7 +19,11 @@ final class HTTPConnection: Sendable {
 
     private static let nextID = Atomic<Int>(0)
 
-    private init(channel: Channel, origin: Origin, handler: NIOLoopBound<HTTPClientHandler>) {
+    /// The proxy's answer to CONNECT, for a connection through an HTTP proxy's tunnel.
+    let tunnelResponse: Response?
+
+    init(channel: Channel, origin: Origin, handler: NIOLoopBound<HTTPClientHandler>, tunnelResponse: Response? = nil) {
+        self.tunnelResponse = tunnelResponse
         self.id = Self.nextID.add(1, ordering: .relaxed).newValue
         self.channel = channel
         self.origin = origin
@@ -46,12 +50,33 @@ final class HTTPConnection: Sendable {
         var rateLimiter: RateLimiter?
         /// Runs the server-trust challenge; nil when verification is off.
         var trust: (@Sendable (_ chain: [NIOSSLCertificate], _ host: String, _ port: Int) async -> TrustEvaluation)?
+        /// The proxy the connection goes through, if any.
+        var route: ProxyRoute?
+    }
+
+    /// How a connection reaches its origin through a proxy.
+    struct ProxyRoute: Sendable {
+        let proxy: Proxy
+        /// A tunnel (CONNECT or SOCKS) to the origin; false for plain http through an http(s)
+        /// proxy, which takes requests in absolute form.
+        let tunnel: Bool
+        /// The `Proxy-Authorization` for CONNECT (preemptive Basic from the proxy's credentials, or
+        /// the answer to a 407).
+        var authorization: String?
+        var userAgent: String?
+        /// TLS to an https proxy (verified against the proxy's name).
+        var tls: NIOSSLContext?
+        /// The trust evaluation of the https proxy's certificate; nil when verification is off.
+        var trust: (@Sendable (_ chain: [NIOSSLCertificate], _ host: String, _ port: Int) async -> TrustEvaluation)?
+        /// The tunnel's target as the handshake writes it (an address for `socks5://`).
+        var tunnelHost: String
     }
 
     /// Resolves `host`, tries every address (IPv6 and IPv4, Happy Eyeballs) within the connect
     /// timeout, and sets up the pipeline. TLS handshakes run as the first request is written.
     static func connect(host: String, origin: Origin, settings: Settings,
                         on eventLoop: EventLoop) async throws(SessionError) -> HTTPConnection {
+        if let route = settings.route { return try await connect(host: host, origin: origin, settings: settings, route: route, on: eventLoop) }
         let trustFailure = TrustFailureBox()
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(settings.connectTimeout)
@@ -85,8 +110,8 @@ final class HTTPConnection: Sendable {
         }
     }
 
-    private static func configurePipeline(channel: Channel, host: String, port: Int, settings: Settings,
-                                          trustFailure: TrustFailureBox) throws {
+    static func configurePipeline(channel: Channel, host: String, port: Int, settings: Settings,
+                                  trustFailure: TrustFailureBox) throws {
         let sync = channel.pipeline.syncOperations
         if let tls = settings.tls {
             // NIOSSL refuses an IP literal as SNI; the IP is still verified by the trust callback.
@@ -118,7 +143,7 @@ final class HTTPConnection: Sendable {
                                                  rateLimiter: settings.rateLimiter))
     }
 
-    private static func connectError(_ error: Error, host: String, port: Int) -> SessionError {
+    static func connectError(_ error: Error, host: String, port: Int) -> SessionError {
         if let error = error as? ChannelError, case .connectTimeout = error {
             return SessionError.timedOut.with("connecting to \(host):\(port) timed out")
         }

@@ -65,10 +65,15 @@ struct HTTPTarget: Sendable, Equatable {
     /// The HTTP/1.1 request head of `request` (already built for its hop by ``HopRequest``):
     /// origin-form target, `Host`, the session's default fields the request does not set, the
     /// request's own fields, and `Content-Length` for a body.
-    func requestHead(for request: Request, defaultHeaders: HeaderFields) -> HTTPRequestHead {
+    func requestHead(for request: Request, defaultHeaders: HeaderFields, absoluteForm: Bool = false) -> HTTPRequestHead {
         var target = request.url.path(percentEncoded: true)
         if target.isEmpty { target = "/" }
         if let query = request.url.query(percentEncoded: true) { target += "?" + query }
+        if absoluteForm {
+            // RFC 9112 §3.2.2: to a forward proxy, the whole URL (without userinfo or fragment).
+            let host = self.host.contains(":") ? "[\(self.host)]" : self.host
+            target = "\(origin.scheme)://\(host):\(origin.port)" + target
+        }
         var headers = HTTPHeaders()
         headers.reserveCapacity(defaultHeaders.count + request.headers.count + 2)
         headers.add(name: "Host", value: hostField)

@@ -16,6 +16,12 @@ struct Origin: Hashable, Sendable, CustomStringConvertible {
         port = url.port ?? (scheme == "https" ? 443 : 80)
     }
 
+    init(scheme: String, host: String, port: Int) {
+        self.scheme = scheme
+        self.host = host.lowercased()
+        self.port = port
+    }
+
     func isSame(as other: Origin) -> Bool { self == other }
 
     var description: String { "\(scheme)://\(host):\(port)" }

@@ -52,7 +52,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
         case unsupportedURL, unresolvableHost, connectFailed, connectionClosed, timedOut, readTimedOut, resourceTimedOut
         case tlsUntrusted, tlsHandshake, badResponse, headersTooLarge, tooManyRedirects, redirectLoop
         case badRedirect, fileIO, cancelled, sessionInvalidated, decodingFailed, tooLarge, httpStatus
-        case authenticationFailed, misuse, cannotContinue
+        case authenticationFailed, proxyAuthenticationRequired, misuse, cannotContinue
     }
 
     let code: Code
@@ -86,7 +86,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
         case .fileIO: .fileIO
         case .cancelled: .cancelled
         case .httpStatus: .httpStatus
-        case .authenticationFailed: .authentication
+        case .authenticationFailed, .proxyAuthenticationRequired: .authentication
         }
     }
 
@@ -136,6 +136,8 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
     public static let httpStatus = SessionError(.httpStatus, "server error response")
     /// The server (or proxy) refused the credentials, or asked for credentials none could give.
     public static let authenticationFailed = SessionError(.authenticationFailed, "authentication failed")
+    /// A proxy answered CONNECT with 407 and the credentials it asked for could not be given.
+    public static let proxyAuthenticationRequired = SessionError(.proxyAuthenticationRequired, "proxy authentication required")
     /// A file continued in place (wget's `-c` on an existing file) cannot be continued from
     /// the answer the server gave; the file is left as it was.
     public static let cannotContinue = SessionError(.cannotContinue, "cannot continue the file")

@@ -48,6 +48,9 @@ public enum TaskEvent: Sendable {
     /// An attempt failed with a transient `error`; attempt number `attempt` starts after
     /// `delay`, resuming from the bytes held.
     case willRetry(after: Duration, error: SessionError, attempt: Int)
+    /// A new connection goes through an HTTP proxy's tunnel: the proxy's answer to CONNECT
+    /// (for a `-S` display).
+    case proxyTunnel(Response)
     /// Something worth a user's attention that does not stop the task (an https → http
     /// redirect, bytes after a complete body). The text is sanitised for a terminal.
     case warning(String)

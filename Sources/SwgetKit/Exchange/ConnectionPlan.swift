@@ -1,0 +1,66 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How a request reaches its origin: directly, or through the proxy the configuration names for
+/// its URL (a tunnel for https and for SOCKS, absolute-form requests for plain http through an
+/// http(s) proxy). Connections are pooled per (proxy, origin).
+struct ConnectionPlan: Sendable {
+    let target: HTTPTarget
+    let key: PoolKey
+    let settings: HTTPConnection.Settings
+    /// Requests go to a forward proxy in absolute form (`GET http://host/path`).
+    let absoluteForm: Bool
+    /// `Proxy-Authorization` for absolute-form requests.
+    let proxyAuthorization: String?
+
+    /// The plan for `request` of `task`; `proxyAuthorization` answers an earlier 407.
+    static func make(for request: Request, task: SessionTask, proxyAuthorization: String?) async throws(SessionError) -> ConnectionPlan {
+        let target = try HTTPTarget(request.url)
+        let session = task.session
+        var settings = try session.connectionSettings(for: target.origin, task: task)
+        guard let proxy = session.configuration.proxy?.proxy(for: request.url) else {
+            return ConnectionPlan(target: target, key: PoolKey(origin: target.origin), settings: settings,
+                                  absoluteForm: false, proxyAuthorization: nil)
+        }
+        let tunnel = proxy.needsTunnel(toScheme: target.origin.scheme)
+        let authorization = proxyAuthorization ?? proxy.credentials?.basicAuthorization
+        var tunnelHost = target.host
+        if tunnel && proxy.kind.resolvesOriginLocally && !TrustEvaluator.isIPLiteral(target.host) {
+            tunnelHost = try await resolve(target.host)
+        }
+        var route = HTTPConnection.ProxyRoute(proxy: proxy, tunnel: tunnel, authorization: authorization,
+                                              userAgent: session.configuration.defaultHeaders["User-Agent"], tunnelHost: tunnelHost)
+        if proxy.kind == .https {
+            // The proxy's own TLS: the session's roots and trust challenge, for the proxy's name.
+            let proxySettings = try session.connectionSettings(for: Origin(scheme: "https", host: proxy.host, port: proxy.port), task: task)
+            route.tls = proxySettings.tls
+            route.trust = proxySettings.trust
+        }
+        settings.route = route
+        return ConnectionPlan(target: target, key: PoolKey(origin: target.origin, proxy: proxy.description), settings: settings,
+                              absoluteForm: !tunnel, proxyAuthorization: tunnel ? nil : authorization)
+    }
+
+    /// The first address of `host`, for `socks5://` and `socks4://` (which carry addresses).
+    static func resolve(_ host: String) async throws(SessionError) -> String {
+        let resolved = await Task.detached { () -> String? in
+            var hints = addrinfo()
+            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+            var result: UnsafeMutablePointer<addrinfo>?
+            guard getaddrinfo(host, nil, &hints, &result) == 0, let first = result else { return nil }
+            defer { freeaddrinfo(result) }
+            var buffer = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+            guard getnameinfo(first.pointee.ai_addr, first.pointee.ai_addrlen, &buffer, socklen_t(buffer.count), nil, 0,
+                              NI_NUMERICHOST) == 0 else { return nil }
+            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }.value
+        guard let resolved else { throw SessionError.unresolvableHost.with("unable to resolve host address '\(host)'") }
+        return resolved
+    }
+}
