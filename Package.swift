@@ -73,7 +73,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SwgetKitTests",
-            dependencies: ["SwgetKit", "SwgetTestSupport"],
+            dependencies: [
+                "SwgetKit", "SwgetTestSupport",
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
             exclude: ["Auth", "Cookies", "Proxy", "FTP", "Upload", "TLS", "IDNTests.swift", "RealServerSmokeTests.swift"]
         ),
         .testTarget(
