@@ -243,7 +243,9 @@ struct ConnectionPoolStateMachineTests {
         }
     }
 
-    @Test("random runs keep the invariants at every step", arguments: 0..<16)
+    /// Serialized: the runs are CPU-bound, and the suite's socket tests (which assume their
+    /// task gets to run within seconds) share the two cores of the machine that runs them.
+    @Test("random runs keep the invariants at every step", .serialized, arguments: 0..<12)
     func randomRun(seed: UInt64) {
         var random = SplitMix64(seed: 0x9001 + seed)
         let limit = Int(random.next() % 4) + 1
