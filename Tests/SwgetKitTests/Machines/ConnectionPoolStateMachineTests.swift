@@ -31,7 +31,8 @@ struct ConnectionPoolStateMachineTests {
         var description: String {
             switch self {
             case .lease(let key, let waiter): "lease(\(key.origin.host), w\(waiter))"
-            case .release(let key, let id, let reusable): "release(\(key.origin.host), \(id.map(String.init) ?? "nil"), \(reusable ? "reusable" : "spent"))"
+            case .release(let key, let id, let reusable):
+                "release(\(key.origin.host), \(id.map(String.init) ?? "nil"), \(reusable ? "reusable" : "spent"))"
             case .connectFailed(let key): "connectFailed(\(key.origin.host))"
             case .idleClosed(let key, let id): "idleClosed(\(key.origin.host), \(id))"
             case .closeIdle(let key): "closeIdle(\(key.origin.host))"
