@@ -21,9 +21,9 @@ struct DownloadPaths: Equatable, Sendable {
     let name: String
 
     /// `directory` and a single-component `name`; nil when `name` is empty, `.`, `..` or
-    /// contains a slash.
+    /// contains a slash or a NUL byte (which would end the path at the system call).
     init?(directory: String, name: String) {
-        guard !name.isEmpty, name != ".", name != "..", !name.contains("/") else { return nil }
+        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.utf8.contains(0) else { return nil }
         self.directory = directory
         self.name = name
     }
@@ -43,7 +43,8 @@ struct DownloadPaths: Equatable, Sendable {
     /// state of `finalName` (same shortened base). A state naming another file, a path, or a
     /// name that does not fit is nil: never trusted.
     init?(stateFileName: String, in directory: String, finalName: String) {
-        guard stateFileName.hasSuffix(Self.stateSuffix), let paths = DownloadPaths(directory: directory, name: finalName),
+        guard stateFileName.hasSuffix(Self.stateSuffix), finalName.utf8.count <= FilenameSanitizer.maxNameBytes,
+              let paths = DownloadPaths(directory: directory, name: finalName),
               paths.base + Self.stateSuffix == stateFileName else { return nil }
         self = paths
     }

@@ -284,8 +284,10 @@ struct HTTP1ConnectionStateMachine {
         switch previous {
         case .awaitingHead: return .failHead(error)
         case .streaming: return .failBody(error)
-        case .parked(let buffered, nil):
-            state = .parked(buffered: buffered, end: .failed(error))
+        case .parked(let buffered, let end):
+            // What arrived stays deliverable, with the first way the body ended: a later error
+            // (after the close, say) neither drops the parts nor replaces the reason.
+            state = .parked(buffered: buffered, end: end ?? .failed(error))
             return .close
         default: return .close
         }

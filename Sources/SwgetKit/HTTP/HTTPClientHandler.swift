@@ -125,8 +125,9 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
             bytesSinceRead += part.readableBytes
             perform(machine.bodyPartReceived(part, now: now))
         case .end:
+            // The head is still held until the read completes: bytes after the end in the same
+            // read are garbage, and the driver must hear of them with the head.
             perform(machine.endReceived(now: now))
-            deliverPendingHead()
         }
     }
 
@@ -146,7 +147,9 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
             // complete body from a cut one, so let channelInactive decide.
             return
         }
-        perform(machine.errorCaught(translate(error), isParseError: error is HTTPParserError))
+        // An unsolicited response (NIOHTTPDecoderError) is bytes no request asked for, like
+        // any other that do not parse.
+        perform(machine.errorCaught(translate(error), isParseError: error is HTTPParserError || error is NIOHTTPDecoderError))
         deliverPendingHead()
     }
 
