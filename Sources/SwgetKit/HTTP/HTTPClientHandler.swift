@@ -125,8 +125,9 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
             bytesSinceRead += part.readableBytes
             perform(machine.bodyPartReceived(part, now: now))
         case .end:
+            // The head (with its complete body) goes when this read completes, not now: bytes
+            // after the end in the same read are parsed first, so the driver hears of them.
             perform(machine.endReceived(now: now))
-            deliverPendingHead()
         }
     }
 
