@@ -8,11 +8,16 @@ extension SecurityCommandTests {
     // MARK: §4 TLS 1.0 and 1.1
 
     /// `openssl s_server` offering only TLS 1.0 (or 1.1) on a free port, with a certificate
-    /// the client trusts, started and stopped by the script around one swget run.
-    /// Observed: exit 5 (TLS). swget offers TLS 1.2 and later only (the session's
-    /// `minimumTLSVersion`), the server answers with a protocol_version alert, and a failed
-    /// handshake is `SessionError.tlsHandshake`, category `.tls`: a TLS failure, not a network
-    /// one, whether or not the certificate is checked. (9062cfa: exit 0, page saved.)
+    /// the client trusts, started and stopped by the script around one swget run. The URL names
+    /// 127.0.0.1 (an IP SAN of the certificate), not localhost: s_server listens on IPv4 only,
+    /// and ::1 on the same port may be another test's server.
+    /// Observed: the handshake always fails, with or without certificate checks, and nothing is
+    /// saved (9062cfa: exit 0, page saved). swget offers TLS 1.2 and later only (the session's
+    /// `minimumTLSVersion`); s_server answers with a protocol_version alert and closes. Usually
+    /// the alert is read: `SessionError.tlsHandshake`, category `.tls`, exit 5. Sometimes (about
+    /// one run in ten on a loaded machine) s_server's close resets the connection before the
+    /// alert is read (Linux drops unread data on a reset): "connection closed during setup",
+    /// a network failure, exit 4. Both are refusals; the TLS 1.2 control below passes.
     @Test(arguments: ["-tls1", "-tls1_1"], [false, true])
     func oldTLSVersionsAreRefused(_ version: String, insecure: Bool) async throws {
         let dir = try makeTemporaryDirectory()
@@ -28,13 +33,14 @@ extension SecurityCommandTests {
         '\(openssl)' s_server -accept 127.0.0.1:0 \(version) -cert cert.pem -key key.pem -cipher 'DEFAULT:@SECLEVEL=0' -www -naccept 4 >server.log 2>&1 & server=$!
         n=0; while ! grep -q '^ACCEPT' server.log && [ $n -lt 1000 ]; do sleep 0.01; n=$((n+1)); done
         port=$(sed -n 's/^ACCEPT .*:\\([0-9]*\\)$/\\1/p' server.log)
-        '\(SwgetProcess.binaryPath)' -t 1 \(trust) -O out.html "https://localhost:$port/"; code=$?
+        '\(SwgetProcess.binaryPath)' -t 1 \(trust) -O out.html "https://127.0.0.1:$port/"; code=$?
         kill $server 2>/dev/null; wait $server 2>/dev/null
         echo "port $port"; exit $code
         """
         let result = try await SwgetProcess.run(executable: "/bin/sh", ["-c", script], in: dir)
         #expect(result.stdoutText.hasPrefix("port ") && !result.stdoutText.hasPrefix("port \n"), "the server started: \(result.stdoutText)")
-        #expect(result.status == 5, "\(version) \(insecure): \(result.stderr)")
+        #expect(result.status == 5 || result.status == 4, "\(version) \(insecure): \(result.stderr)")
+        #expect(result.stderr.contains(result.status == 5 ? "TLS handshake failed" : "connection closed"), "\(result.stderr)")
         #expect(!list(dir).contains("out.html"))
     }
 
@@ -52,7 +58,7 @@ extension SecurityCommandTests {
         '\(openssl)' s_server -accept 127.0.0.1:0 -tls1_2 -cert cert.pem -key key.pem -www -naccept 4 >server.log 2>&1 & server=$!
         n=0; while ! grep -q '^ACCEPT' server.log && [ $n -lt 1000 ]; do sleep 0.01; n=$((n+1)); done
         port=$(sed -n 's/^ACCEPT .*:\\([0-9]*\\)$/\\1/p' server.log)
-        '\(SwgetProcess.binaryPath)' -q -t 1 --ca-certificate ca.pem -O out.html "https://localhost:$port/"; code=$?
+        '\(SwgetProcess.binaryPath)' -q -t 1 --ca-certificate ca.pem -O out.html "https://127.0.0.1:$port/"; code=$?
         kill $server 2>/dev/null; wait $server 2>/dev/null
         exit $code
         """
