@@ -99,7 +99,7 @@ struct SecurityCommandTests {
             guard request.path == "/file.bin" else { return response }
             return count.withLock { $0 += 1; return $0 } == 1 ? response.stalling(afterBodyBytes: 400_000) : response
         }) { start, target in
-            let command = Self.credentialArguments + ["-q", "-t", "1", "--read-timeout", "1", start]
+            let command = Self.credentialArguments + ["-q", "-t", "1", "--read-timeout", "2", start]
             let interrupted = try await SwgetProcess.run(command, in: dir)
             #expect(interrupted.status == 4, "\(interrupted.stderr)")
             #expect(list(dir) == ["file.bin.part", "file.bin.swget"])
