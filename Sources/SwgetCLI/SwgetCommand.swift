@@ -123,7 +123,8 @@ struct SwgetCommand: AsyncParsableCommand {
             }
             for entry in InputList.entries(text) {
                 guard let request = makeRequest(entry.text, credential: credential) else {
-                    errors.append(("\(file):\(entry.line)", "invalid URL '\(DisplayText.sanitize(entry.text))'; skipped"))
+                    // Raw here: the reporter escapes the whole line once (escaping twice shows `\\x1B`).
+                    errors.append(("\(file):\(entry.line)", "invalid URL '\(entry.text)'; skipped"))
                     continue
                 }
                 jobs.append(Job(label: entry.text, request: request))

@@ -47,8 +47,9 @@ struct ConnectTests {
             #expect(error == SessionError.timedOut)
             #expect(error.category == .network)
         }
-        // The system's own SYN retries would take minutes; a loaded machine may add seconds.
-        #expect(ContinuousClock.now - started < .seconds(30))
+        // Not the system's own SYN retries (over two minutes on Linux); the margin is for a
+        // loaded machine, never for those retries to end.
+        #expect(ContinuousClock.now - started < .seconds(100))
     }
 
     struct SocketError: Error {}

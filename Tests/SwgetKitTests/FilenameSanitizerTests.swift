@@ -42,6 +42,33 @@ import Testing
         Case(input: "\\", expected: nil),
         // Names with a "/" that came from a decoded %2F never create directories.
         Case(input: "a/b.txt", expected: "b.txt"),
+        // Zero-width characters and the BOM are removed like the bidi controls.
+        Case(input: "a\u{200B}b\u{200C}c\u{200D}d\u{2060}e\u{FEFF}.txt", expected: "abcde.txt"),
+        Case(input: "\u{FEFF}report.pdf", expected: "report.pdf"),
+        Case(input: "rep\u{200B}ort.pdf\u{200B}", expected: "report.pdf"),
+        Case(input: "\u{200B}.bashrc", expected: "bashrc"),  // no hiding a leading dot behind one
+        Case(input: "\u{FEFF}\u{200B}\u{2060}", expected: nil),
+        Case(input: "bidi\u{2067}\u{2069}\u{061C}.txt", expected: "bidi.txt"),
+        // Never swget's own bookkeeping: the last dot of a reserved suffix becomes "_".
+        Case(input: "x.swget", expected: "x_swget"),
+        Case(input: "important.txt.swget", expected: "important.txt_swget"),
+        Case(input: "y.part", expected: "y_part"),
+        Case(input: "Y.PART", expected: "Y_PART"),
+        Case(input: "z.SwGeT", expected: "z_SwGeT"),
+        Case(input: "../state/x.swget", expected: "x_swget"),
+        Case(input: "x.part  ", expected: "x_part"),
+        Case(input: "x.swget\u{200B}", expected: "x_swget"),
+        Case(input: "x.sw\u{200D}get", expected: "x_swget"),
+        Case(input: "x.part\u{0}", expected: "x_part"),
+        Case(input: ".swget", expected: "swget"),
+        Case(input: "..part", expected: "part"),
+        Case(input: "a.part.swget", expected: "a.part_swget"),
+        Case(input: "x.parts", expected: "x.parts"),
+        Case(input: "x.part.txt", expected: "x.part.txt"),
+        Case(input: "xpart", expected: "xpart"),
+        Case(input: "x.swget.", expected: "x.swget."),
+        Case(input: "é.part", expected: "é_part"),
+        Case(input: "x.pärt", expected: "x.pärt"),
     ]
 
     @Test(arguments: cases)
@@ -66,11 +93,42 @@ import Testing
         #expect(archive.hasSuffix(".tar.gz"))
     }
 
+    /// A name cut to NAME_MAX keeps its extension, so the reserved-suffix rule applies after the cut.
+    @Test(arguments: [".part", ".swget", ".PART"])
+    func longNamesNeverKeepAReservedSuffix(_ suffix: String) throws {
+        let name = try #require(FilenameSanitizer.sanitize(String(repeating: "a", count: 300) + suffix))
+        #expect(name.utf8.count == 255)
+        #expect(name.hasSuffix("_" + suffix.dropFirst()))
+        let cut = try #require(FilenameSanitizer.sanitize(String(repeating: "é", count: 200) + suffix))
+        #expect(cut.utf8.count <= 255)
+        #expect(cut.hasSuffix("é_" + suffix.dropFirst()))
+    }
+
+    /// The rule on its own, as the destination code applies it to a decoded name (`x.part.gz`).
+    @Test(arguments: [
+        ("x.part", "x_part"), ("x.swget", "x_swget"), ("X.Part", "X_Part"), ("x.part.gz", "x.part.gz"),
+        ("part", "part"), (".part", "_part"), ("é.swget", "é_swget"), ("x.txt", "x.txt"),
+    ])
+    func reservedSuffixes(_ name: String, _ expected: String) {
+        #expect(FilenameSanitizer.withoutReservedSuffix(name) == expected)
+        #expect(FilenameSanitizer.withoutReservedSuffix(BodyDecoding.decodedName(name + ".gz")) == expected)
+    }
+
     @Test func neverSplitsAGraphemeCluster() throws {
-        let family = "👨‍👩‍👧‍👦"  // 25 bytes, one Character
-        let name = try #require(FilenameSanitizer.sanitize(String(repeating: family, count: 20)))
+        let thumb = "👍🏽"  // 8 bytes, one Character (emoji + skin-tone modifier)
+        let name = try #require(FilenameSanitizer.sanitize(String(repeating: thumb, count: 40)))
         #expect(name.utf8.count <= 255)
-        #expect(name == String(repeating: family, count: 10))
+        #expect(name == String(repeating: thumb, count: 31))
+        let ring = "\u{E5}\u{302}\u{303}"  // 6 bytes, one Character
+        let cut = try #require(FilenameSanitizer.sanitize(String(repeating: ring, count: 50)))
+        #expect(cut == String(repeating: ring, count: 42))
+    }
+
+    /// Zero-width joiners are invisible format characters like the others: an emoji ZWJ
+    /// sequence keeps its members, side by side.
+    @Test func zeroWidthJoinersAreRemovedFromEmojiSequencesToo() {
+        let family = "👨\u{200D}👩\u{200D}👧\u{200D}👦"  // one Character joined by U+200D
+        #expect(FilenameSanitizer.sanitize(family + ".png") == "👨👩👧👦.png")
     }
 
     @Test func oneHugeCharacterIsCutBetweenScalars() throws {

@@ -25,6 +25,11 @@ struct ResponseFramingTests {
         Case(name: "close-delimited", method: "GET", status: 200, version: (1, 1), headers: [], body: .untilClose, keepAlive: false),
         Case(name: "HEAD has no body", method: "HEAD", status: 200, version: (1, 1), headers: [("Content-Length", "1000")], body: ResponseFraming.Body.none, keepAlive: true),
         Case(name: "204", method: "GET", status: 204, version: (1, 1), headers: [], body: ResponseFraming.Body.none, keepAlive: true),
+        // A 204 announcing a body it must not have: whatever follows is not the next response.
+        Case(name: "204 with a length", method: "GET", status: 204, version: (1, 1), headers: [("Content-Length", "15")], body: ResponseFraming.Body.none, keepAlive: false),
+        Case(name: "204 with length 0", method: "GET", status: 204, version: (1, 1), headers: [("Content-Length", " 0 ")], body: ResponseFraming.Body.none, keepAlive: true),
+        Case(name: "204 chunked", method: "GET", status: 204, version: (1, 1), headers: [("Transfer-Encoding", "chunked")], body: ResponseFraming.Body.none, keepAlive: false),
+        Case(name: "204 to HEAD with a length", method: "HEAD", status: 204, version: (1, 1), headers: [("Content-Length", "15")], body: ResponseFraming.Body.none, keepAlive: true),
         Case(name: "304 with length", method: "GET", status: 304, version: (1, 1), headers: [("Content-Length", "99")], body: ResponseFraming.Body.none, keepAlive: true),
         Case(name: "1xx", method: "GET", status: 103, version: (1, 1), headers: [], body: ResponseFraming.Body.none, keepAlive: true),
         Case(name: "Connection: close", method: "GET", status: 200, version: (1, 1), headers: [("Content-Length", "5"), ("Connection", "close")], body: .length(5), keepAlive: false),

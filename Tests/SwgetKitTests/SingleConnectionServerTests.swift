@@ -18,7 +18,7 @@ struct SingleConnectionServerTests {
         var configuration = SessionConfiguration.default
         // Idle connections stay parked for longer than a task waits for an answer: a download
         // starved by our own idle connection fails with a read timeout.
-        configuration.idleReadTimeout = .seconds(15)
+        configuration.idleReadTimeout = .seconds(60)
         configuration.idleConnectionTimeout = .seconds(600)
         let session = Session(configuration: configuration)
         let tasks = (1...4).map { session.downloadTask(with: request(server.baseURL + "/f\($0).bin"), destination: .directory(dir)) }

@@ -1,15 +1,17 @@
 /// Turns a name chosen by a server or a URL into one harmless file name.
 ///
 /// The result is always a single path component: it cannot climb out of the download directory,
-/// create directories, hide itself behind a leading dot or carry terminal escape sequences.
+/// create directories, hide itself behind a leading dot, carry terminal escape sequences or
+/// invisible characters, or pose as swget's own bookkeeping (`NAME.part`, `NAME.swget`).
 public enum FilenameSanitizer {
     /// The longest file name Linux file systems accept (`NAME_MAX`), in UTF-8 bytes.
     public static let maxNameBytes = 255
 
     /// Neutralises a server- or URL-supplied name: keeps only the final path component (split on "/" and "\"),
-    /// removes NUL and control characters (C0, DEL, C1) and bidirectional overrides, strips leading dots and
-    /// surrounding whitespace, rejects "." and "..", and cuts the name to at most 255 UTF-8 bytes on a character
-    /// boundary (keeping the extension when possible).
+    /// removes NUL and control characters (C0, DEL, C1), bidirectional controls, zero-width characters and
+    /// the byte order mark, strips leading dots and surrounding whitespace, rejects "." and "..", cuts the
+    /// name to at most 255 UTF-8 bytes on a character boundary (keeping the extension when possible), and
+    /// neutralises a reserved suffix (``withoutReservedSuffix(_:)``).
     /// Returns nil when nothing usable remains.
     public static func sanitize(_ name: String) -> String? {
         var kept = String.UnicodeScalarView()
@@ -26,16 +28,38 @@ public enum FilenameSanitizer {
             result = result.dropLast()
         }
         guard !result.isEmpty, result != ".", result != ".." else { return nil }
-        return truncated(String(result), maxBytes: maxNameBytes)
+        return withoutReservedSuffix(truncated(String(result), maxBytes: maxNameBytes))
+    }
+
+    /// The suffixes of swget's own files beside a download (``DownloadPaths``): a name chosen by a
+    /// server must never be taken for a part file or a resume state.
+    static let reservedSuffixes = [DownloadPaths.partSuffix, DownloadPaths.stateSuffix]
+
+    /// `name` with a reserved suffix (`.part`, `.swget`, in any case) neutralised by turning its dot
+    /// into "_": `x.swget` → `x_swget`, `y.PART` → `y_PART`; other names are returned unchanged (same
+    /// length in bytes either way). Every name that comes from a server or a URL passes here last,
+    /// after any rewriting (a decoded `x.part.gz` saved as `x.part` included), so that no download
+    /// can plant a state file or a part that a later run would adopt.
+    public static func withoutReservedSuffix(_ name: String) -> String {
+        var bytes = Array(name.utf8)
+        for suffix in reservedSuffixes where bytes.count >= suffix.utf8.count {
+            let start = bytes.count - suffix.utf8.count
+            // The suffixes are ASCII: comparing the last bytes compares whole scalars.
+            if String(decoding: bytes[start...], as: UTF8.self).caseInsensitiveEquals(suffix) {
+                bytes[start] = UInt8(ascii: "_")
+                return String(decoding: bytes, as: UTF8.self)
+            }
+        }
+        return name
     }
 
     /// Scalars that never belong in a file name: C0 controls (NUL included), DEL, C1 controls, and the
-    /// bidirectional controls that can make "evil\u{202E}txt.exe" display as "evilexe.txt".
+    /// invisible format characters of ``DisplayText/isInvisibleFormat(_:)``: bidirectional controls that can
+    /// make "evil\u{202E}txt.exe" display as "evilexe.txt", zero-width spaces and joiners, the BOM.
     static func isRemoved(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F: return true
-        case 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
-        default: return false
+        case 0x00...0x1F, 0x7F...0x9F: true
+        default: DisplayText.isInvisibleFormat(scalar)
         }
     }
 

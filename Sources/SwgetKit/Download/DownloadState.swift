@@ -26,6 +26,8 @@ struct DownloadState: Sendable {
     var decoding: [ContentCoding] = []
     /// Set when the server answered a segment with the whole file: one connection only.
     var segmentsDisabled = false
+    /// The last answer replaced the held bytes with a whole new body (a 200 to a range).
+    private(set) var restartsHeldBytes = false
     private var lastCheckpoint: Int64 = 0
     private var lastCheckpointTime: NIODeadline = .distantPast
 
@@ -76,6 +78,7 @@ struct DownloadState: Sendable {
     /// Judges the final answer to the request made with the last plan, and records its
     /// validators. `now` dates the first checkpoint.
     mutating func judge(_ response: Response, originalURL: URL, sessionIdentifier: String?, toStandardOutput: Bool) -> Verdict {
+        restartsHeldBytes = false
         guard requestedOffset != nil, let stored = resume else {
             if response.isSuccess { record(response, from: 0, originalURL: originalURL, sessionIdentifier: sessionIdentifier) }
             writeOffset = 0
@@ -88,6 +91,7 @@ struct DownloadState: Sendable {
         case .restartWithThisBody(let reason):
             if toStandardOutput { return .fail(reason: "the file changed on the server; cannot restart a transfer to standard output") }
             _ = reason
+            restartsHeldBytes = true
             record(response, from: 0, originalURL: originalURL, sessionIdentifier: sessionIdentifier)
             return .write(from: 0)
         case .restartWithNewRequest(let reason):
@@ -103,8 +107,6 @@ struct DownloadState: Sendable {
         }
     }
 
-    /// Whether the answer restarts a download that held bytes (worth a `restarted` event).
-    var restartsHeldBytes: Bool { requestedOffset != nil && writeOffset == 0 }
 
     /// The decoding chosen for this attempt. A decoded body cannot be continued: its state never
     /// claims bytes.

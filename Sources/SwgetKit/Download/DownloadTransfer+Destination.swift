@@ -193,7 +193,10 @@ extension DownloadTransfer {
         case .directory(let directory):
             var name = response.suggestedFilename(useContentDisposition: task.destination.useContentDisposition,
                                                   trustServerNames: task.destination.trustServerNames)
-            if state.decodesPayload == true { name = BodyDecoding.decodedName(name) }
+            if state.decodesPayload == true {
+                // `x.part.gz` decodes to `x.part`: the rewritten name obeys the same rule.
+                name = FilenameSanitizer.withoutReservedSuffix(BodyDecoding.decodedName(name))
+            }
             guard let file = try DestinationFile.reserve(directory: directory, name: name, policy: policy) else {
                 task.findings.withLockedValue { $0.skippedExistingFile = DownloadPaths.join(directory, name) }
                 return nil

@@ -65,6 +65,8 @@ final class DownloadTransfer: ResponseConsumer {
 
     func consume(_ final: FinalResponse) async -> Consumed {
         let response = final.response
+        // What the file held before this answer (judging an answer from zero resets it).
+        let held = state.resume?.bytesOnDisk ?? 0
         let verdict = state.judge(response, originalURL: task.originalRequest.url,
                                   sessionIdentifier: session.configuration.backgroundIdentifier, toStandardOutput: toStandardOutput)
         // The one decoding decision, made before anyone hears of the response: only a body
@@ -81,6 +83,8 @@ final class DownloadTransfer: ResponseConsumer {
             return .failed(SessionError.badResponse.with(reason), reusable: false)
         case .restart(let reason):
             if let file, !file.canTruncate {
+                // wget's rule for `-c`: a 416 means there is nothing after the local bytes.
+                if response.statusCode == 416 { return await keepLocalFile(final, held: held, remoteLength: nil) }
                 return .failed(refusal(reason), reusable: false)
             }
             if let file { try? file.position(at: 0) }
@@ -90,8 +94,12 @@ final class DownloadTransfer: ResponseConsumer {
             let reusable = await ExchangeRunner.skipBody(of: final)
             return finish(reusable: reusable)
         case .write(let offset):
-            if offset == 0, state.restartsHeldBytes {
-                if let file, !file.canTruncate { return await keepLongerLocalFile(final) }
+            // Only a success starts the held bytes over; an error answer leaves them (and the
+            // user's own file) alone.
+            if offset == 0, state.restartsHeldBytes, response.isSuccess {
+                if let file, !file.canTruncate {
+                    return await keepLocalFile(final, held: held, remoteLength: response.expectedContentLength)
+                }
                 task.emit(.restarted(reason: "the server sent the whole file (range ignored or file changed)"))
             }
             return await write(final, from: offset)
@@ -103,7 +111,9 @@ final class DownloadTransfer: ResponseConsumer {
     private func write(_ final: FinalResponse, from offset: Int64) async -> Consumed {
         let response = final.response
         let isError = response.statusCode >= 300
-        if isError && !task.destination.keepsErrorResponses || response.statusCode == 204 {
+        // An error page never lands in the user's own file continued by `-c`.
+        let keepsError = task.destination.keepsErrorResponses && file?.canTruncate != false
+        if isError && !keepsError || response.statusCode == 204 {
             // An error page is not the file (and a 204 has none): nothing is published.
             let reusable = await ExchangeRunner.skipBody(of: final)
             guard isError else { return finish(reusable: reusable, publishing: false) }
@@ -336,20 +346,28 @@ final class DownloadTransfer: ResponseConsumer {
         return SessionError.cannotContinue.with("\(reason); '\(name)' is left as it is (remove it to download again)")
     }
 
-    /// `-c` on the user's own file answered with the whole file: a remote file no longer than
-    /// the local one leaves it as it is (wget's Test-c-shorter); a longer one cannot be
-    /// continued, and the local file is not destroyed either.
-    private func keepLongerLocalFile(_ final: FinalResponse) async -> Consumed {
-        let held = state.resume?.bytesOnDisk ?? 0
+    /// `-c` on the user's own file of `held` bytes, answered with the whole file (the remote
+    /// length given) or with 416 (nil: nothing after the local bytes). A remote file no longer
+    /// than the local one leaves it as it is, with a warning saying why, and succeeds (wget's
+    /// Test-c-shorter); a longer one cannot be continued, and the local file is not destroyed
+    /// either.
+    private func keepLocalFile(_ final: FinalResponse, held: Int64, remoteLength: Int64?) async -> Consumed {
         let reusable = await ExchangeRunner.skipBody(of: final)
-        if let length = final.response.expectedContentLength, length <= held {
-            task.emit(.warning("the local file is as long as the remote one or longer (\(held) ≥ \(length) bytes); left as it is"))
-            file?.abandon()
-            task.findings.withLockedValue { $0.location = file?.visiblePath }
-            file = nil
-            return .done(reusable: reusable)
+        let name = file?.visiblePath ?? ""
+        let why: String
+        if let remoteLength {
+            guard remoteLength <= held else {
+                return .failed(refusal("the server does not support continuing this download"), reusable: reusable)
+            }
+            why = "the local file is as long as the remote one or longer (\(held) ≥ \(remoteLength) bytes)"
+        } else {
+            why = "the server has nothing after the local file's \(held) bytes (416)"
         }
-        return .failed(refusal("the server does not support continuing this download"), reusable: reusable)
+        task.emit(.warning("\(why); '\(name)' is left as it is"))
+        file?.abandon()
+        task.findings.withLockedValue { $0.location = file?.visiblePath }
+        file = nil
+        return .done(reusable: reusable)
     }
 
     /// `data` naming the part and final paths of `file`.

@@ -26,6 +26,17 @@ struct ResponseFraming: Equatable, Sendable {
         self.body = body
         self.keepAlive = Self.keepAlive(versionMajor: versionMajor, versionMinor: versionMinor,
                                         headers: headers, body: body)
+            && !Self.announcesForbiddenBody(requestMethod: requestMethod, status: status, headers: headers)
+    }
+
+    /// A 204 that announces a body (a `Transfer-Encoding`, or a `Content-Length` other than 0,
+    /// which RFC 9110 §8.6 and §15.3.5 forbid): the bytes it may send anyway are not part of
+    /// this response and must not be read as the next one, so the connection is not reused,
+    /// however those bytes arrive.
+    private static func announcesForbiddenBody(requestMethod: String, status: Int, headers: HeaderFields) -> Bool {
+        guard status == 204, !requestMethod.caseInsensitiveEquals("HEAD") else { return false }
+        if headers.contains("Transfer-Encoding") { return true }
+        return headers.values(for: "Content-Length").contains { $0.trimmingOWS != "0" }
     }
 
     /// A framing known without a head (a protocol handler's response).

@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import NIOConcurrencyHelpers
 #if canImport(Glibc)
 import Glibc
@@ -76,18 +81,38 @@ enum ResumeStore {
         unlink(paths.statePath)
     }
 
-    /// The state files in `directory` (one directory read), as (state file name, state).
-    static func all(in directory: String) -> [(name: String, data: ResumeData)] {
+    /// A state file found in a directory: whose it is, and its state when it is readable.
+    struct Found: Sendable {
+        /// The state file's name (`NAME.swget`).
+        let name: String
+        let originalURL: String
+        let sessionIdentifier: String?
+        /// nil when the file names its owner but is not a state swget can read (an unknown
+        /// version, a field of the wrong type, an inverted range): reported, never used.
+        let data: ResumeData?
+    }
+
+    /// The two fields that say whose a state file is, readable even when the rest is not.
+    private struct Owner: Decodable {
+        let originalURL: String
+        let sessionIdentifier: String?
+    }
+
+    /// The state files in `directory` (one directory read) that name their owner.
+    static func all(in directory: String) -> [Found] {
         guard let dir = opendir(directory.isEmpty ? "." : directory) else { return [] }
         defer { closedir(dir) }
-        var found: [(String, ResumeData)] = []
+        var found: [Found] = []
         while let entry = readdir(dir) {
             let name = withUnsafePointer(to: entry.pointee.d_name) {
                 $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
             }
-            guard name.hasSuffix(DownloadPaths.stateSuffix), !name.hasPrefix("."), found.count < 100_000 else { continue }
-            if let bytes = readRegularFile(DownloadPaths.join(directory, name)), let data = ResumeData(serialized: bytes) {
-                found.append((name, data))
+            guard name.hasSuffix(DownloadPaths.stateSuffix), !name.hasPrefix("."), found.count < 100_000,
+                  let bytes = readRegularFile(DownloadPaths.join(directory, name)) else { continue }
+            if let data = ResumeData(serialized: bytes) {
+                found.append(Found(name: name, originalURL: data.originalURL, sessionIdentifier: data.sessionIdentifier, data: data))
+            } else if let owner = try? JSONDecoder().decode(Owner.self, from: Data(bytes)) {
+                found.append(Found(name: name, originalURL: owner.originalURL, sessionIdentifier: owner.sessionIdentifier, data: nil))
             }
         }
         return found
@@ -128,19 +153,26 @@ enum ResumeStore {
 /// downloads into one directory reads it once, not a thousand times. A state is handed to at
 /// most one task; states this session writes later belong to tasks that already hold them.
 final class ResumeStateIndex: Sendable {
-    private let directories = NIOLockedValueBox<[String: [(name: String, data: ResumeData)]]>([:])
+    private let directories = NIOLockedValueBox<[String: [ResumeStore.Found]]>([:])
 
     /// Takes the state in `directory` that continues `originalURL` for `identifier`, with the
-    /// paths its file name derives. `invalid` hears about states that fail validation.
+    /// paths its file name derives. `invalid` hears about states that fail validation, or that
+    /// name this download but cannot be read.
     func claim(in directory: String, originalURL: String, identifier: String,
                invalid: (String) -> Void) -> (DownloadPaths, ResumeData)? {
-        let candidates = directories.withLockedValue { directories -> [(name: String, data: ResumeData)] in
+        let candidates = directories.withLockedValue { directories -> [ResumeStore.Found] in
             if directories[directory] == nil { directories[directory] = ResumeStore.all(in: directory) }
-            let matching = directories[directory]?.filter { $0.data.originalURL == originalURL && $0.data.sessionIdentifier == identifier } ?? []
-            directories[directory]?.removeAll { $0.data.originalURL == originalURL && $0.data.sessionIdentifier == identifier }
+            let mine = { (found: ResumeStore.Found) in found.originalURL == originalURL && found.sessionIdentifier == identifier }
+            let matching = directories[directory]?.filter(mine) ?? []
+            directories[directory]?.removeAll(where: mine)
             return matching
         }
-        for candidate in candidates {
+        for found in candidates {
+            guard let data = found.data else {
+                invalid("ignoring '\(DownloadPaths.join(directory, found.name))': not a resume state swget can read")
+                continue
+            }
+            let candidate = (name: found.name, data: data)
             let recordedName = candidate.data.finalPath.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
             guard let paths = DownloadPaths(stateFileName: candidate.name, in: directory, finalName: recordedName) else {
                 invalid("ignoring '\(DownloadPaths.join(directory, candidate.name))': it names another file")

@@ -185,13 +185,9 @@ struct DownloadStateTests {
                                   toStandardOutput: false)
         #expect(verdict == .write(from: 0))
         #expect(Self.describe(state.resume) == "1000 bytes, etag \"v1\", length 5000")
-        // `restartsHeldBytes` says "the answer restarts a download that held bytes"; a 404 does
-        // not, yet it is true, so DownloadTransfer takes the restart path for a 404 (with `-c`
-        // on the user's own file: "the local file is as long as the remote one or longer; left
-        // as it is" and success, when the error page is short).
-        withKnownIssue("restartsHeldBytes is true for an answer that is not a range answer") {
-            #expect(!state.restartsHeldBytes)
-        }
+        // A 404 does not restart the held bytes (with `-c` on the user's own file it used to
+        // take the restart path and report success).
+        #expect(!state.restartsHeldBytes)
     }
 
     @Test("a fresh answer records where it came from and how it is coded")
