@@ -318,20 +318,3 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         return SessionError.connectionClosed.with("connection error: \(error)")
     }
 }
-
-/// Carries the trust callback's verdict to the handler so a refused handshake is reported with
-/// its reason rather than as a generic TLS alert.
-final class TrustFailureBox: Sendable {
-    private let storage = NIOLockedValueBox<String?>(nil)
-    var reason: String? { storage.withLockedValue { $0 } }
-    func record(_ reason: String) { storage.withLockedValue { $0 = reason } }
-}
-
-extension Double {
-    /// One decimal place, without Foundation's formatters.
-    var formatted1: String {
-        let tenths = (self * 10).rounded()
-        let whole = Int(tenths / 10), fraction = Int(abs(tenths.truncatingRemainder(dividingBy: 10)))
-        return "\(whole).\(fraction)"
-    }
-}

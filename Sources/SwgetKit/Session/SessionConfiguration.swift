@@ -116,8 +116,3 @@ public struct SessionConfiguration: Sendable {
         SessionConfiguration(kind: .background(identifier: identifier))
     }
 }
-
-/// The version of SwgetKit and the swget command.
-public enum SwgetVersion {
-    public static let string = "0.1.0"
-}
