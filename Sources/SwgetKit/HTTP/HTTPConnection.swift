@@ -35,7 +35,7 @@ final class HTTPConnection: Sendable {
         var receiveBufferSize: Int
         var maxHeaderBytes: Int
         /// nil for plain http.
-        var tls: NIOSSLContext?
+        var tls: TLSConnector?
         /// The largest socket read. Over TLS each read is also decrypted into a buffer of its
         /// own, so reads stay at 256 KiB there (1 MiB reads cost ~10 MB more RSS for no speed).
         var maximumRead: Int {
@@ -44,8 +44,6 @@ final class HTTPConnection: Sendable {
         }
         /// The session's rate limit, shared by all its connections; nil for none.
         var rateLimiter: RateLimiter?
-        /// Runs the server-trust challenge; nil when verification is off.
-        var trust: (@Sendable (_ chain: [NIOSSLCertificate], _ host: String, _ port: Int) async -> TrustEvaluation)?
     }
 
     /// Resolves `host`, tries every address (IPv6 and IPv4, Happy Eyeballs) within the connect
@@ -53,6 +51,9 @@ final class HTTPConnection: Sendable {
     static func connect(host: String, origin: Origin, settings: Settings,
                         on eventLoop: EventLoop) async throws(SessionError) -> HTTPConnection {
         let trustFailure = TrustFailureBox()
+        // While another connection's first TLS handshake to this origin runs, wait for its
+        // session (see TLSSessionCache): one full handshake per origin, the others resume.
+        let firstHandshake = await settings.tls?.admit(host: host, port: origin.port)
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(settings.connectTimeout)
             .channelOption(.autoRead, value: false)
@@ -64,13 +65,14 @@ final class HTTPConnection: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try configurePipeline(channel: channel, host: host, port: origin.port,
-                                          settings: settings, trustFailure: trustFailure)
+                                          settings: settings, trustFailure: trustFailure, firstHandshake: firstHandshake)
                 }
             }
         let channel: Channel
         do {
             channel = try await bootstrap.connect(host: host, port: origin.port).get()
         } catch {
+            firstHandshake?.release()
             throw connectError(error, host: host, port: origin.port)
         }
         do {
@@ -86,27 +88,11 @@ final class HTTPConnection: Sendable {
     }
 
     private static func configurePipeline(channel: Channel, host: String, port: Int, settings: Settings,
-                                          trustFailure: TrustFailureBox) throws {
+                                          trustFailure: TrustFailureBox, firstHandshake: TLSSessionCache.FirstHandshake?) throws {
         let sync = channel.pipeline.syncOperations
         if let tls = settings.tls {
-            // NIOSSL refuses an IP literal as SNI; the IP is still verified by the trust callback.
-            let sni = TrustEvaluator.isIPLiteral(host) ? nil : host
-            if let trust = settings.trust {
-                let handler = try NIOSSLClientHandler(context: tls, serverHostname: sni) { chain, promise in
-                    Task {
-                        switch await trust(chain, host, port) {
-                        case .trusted:
-                            promise.succeed(.certificateVerified)
-                        case .untrusted(let reason):
-                            trustFailure.record(reason)
-                            promise.succeed(.failed)
-                        }
-                    }
-                }
-                try sync.addHandler(handler)
-            } else {
-                try sync.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: sni))
-            }
+            try sync.addHandlers(try tls.makeHandlers(host: host, port: port, trustFailure: trustFailure,
+                                                      firstHandshake: firstHandshake))
         }
         var limits = NIOHTTPDecoderLimitConfiguration()
         limits.maxHeaderListSize = settings.maxHeaderBytes
