@@ -51,6 +51,7 @@ final class HTTPConnection: Sendable {
     static func connect(host: String, origin: Origin, settings: Settings,
                         on eventLoop: EventLoop) async throws(SessionError) -> HTTPConnection {
         let trustFailure = TrustFailureBox()
+        let handshakeFailure = TLSHandshakeFailure.Box()
         // While another connection's first TLS handshake to this origin runs, wait for its
         // session (see TLSSessionCache): one full handshake per origin, the others resume.
         let firstHandshake = await settings.tls?.admit(host: host, port: origin.port)
@@ -65,7 +66,8 @@ final class HTTPConnection: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try configurePipeline(channel: channel, host: host, port: origin.port,
-                                          settings: settings, trustFailure: trustFailure, firstHandshake: firstHandshake)
+                                          settings: settings, trustFailure: trustFailure, handshakeFailure: handshakeFailure,
+                                          firstHandshake: firstHandshake)
                 }
             }
         let channel: Channel
@@ -83,16 +85,19 @@ final class HTTPConnection: Sendable {
             return HTTPConnection(channel: channel, origin: origin, handler: handler)
         } catch {
             channel.close(promise: nil)
-            throw SessionError.connectionClosed.with("connection closed during setup")
+            // A TLS refusal can close the channel before the handler is reached: say why.
+            if let reason = trustFailure.reason { throw SessionError.tlsUntrusted.with("certificate not trusted: \(reason)") }
+            throw handshakeFailure.error ?? SessionError.connectionClosed.with("connection closed during setup")
         }
     }
 
     private static func configurePipeline(channel: Channel, host: String, port: Int, settings: Settings,
-                                          trustFailure: TrustFailureBox, firstHandshake: TLSSessionCache.FirstHandshake?) throws {
+                                          trustFailure: TrustFailureBox, handshakeFailure: TLSHandshakeFailure.Box,
+                                          firstHandshake: TLSSessionCache.FirstHandshake?) throws {
         let sync = channel.pipeline.syncOperations
         if let tls = settings.tls {
             try sync.addHandlers(try tls.makeHandlers(host: host, port: port, trustFailure: trustFailure,
-                                                      firstHandshake: firstHandshake))
+                                                      handshakeFailure: handshakeFailure, firstHandshake: firstHandshake))
         }
         var limits = NIOHTTPDecoderLimitConfiguration()
         limits.maxHeaderListSize = settings.maxHeaderBytes

@@ -61,7 +61,7 @@ final class SessionTLS: Sendable {
                 Task {
                     let answer = await clientCertificate()
                     if answer == .cancel {
-                        promise.fail(ClientCertificateRefused())
+                        promise.fail(SessionError.tlsHandshake.with("TLS handshake failed: the client-certificate challenge was cancelled"))
                     } else if let identity = answer.identity(proposed: proposed) {
                         promise.succeed(identity.configurationOverride)
                     } else {
@@ -75,11 +75,6 @@ final class SessionTLS: Sendable {
         hooks.install(on: context)
         return (context, hooks)
     }
-}
-
-/// The delegate cancelled a client-certificate challenge.
-struct ClientCertificateRefused: Error, CustomStringConvertible {
-    var description: String { "the client-certificate challenge was cancelled by the session delegate" }
 }
 
 /// What one hop's new connections need from the session's TLS: the shared part, and the task's
@@ -103,7 +98,7 @@ struct TLSConnector: Sendable {
 
     /// The TLS handlers of a new connection's pipeline: NIOSSL's client handler, then the
     /// handler that reports the handshake's outcome.
-    func makeHandlers(host: String, port: Int, trustFailure: TrustFailureBox,
+    func makeHandlers(host: String, port: Int, trustFailure: TrustFailureBox, handshakeFailure: TLSHandshakeFailure.Box,
                       firstHandshake: TLSSessionCache.FirstHandshake?) throws -> [ChannelHandler] {
         let answer = clientCertificate.map { ask in { @Sendable in await ask(host, port) } }
         let needsCallback = answer != nil || shared.settings.clientIdentity != nil
@@ -129,7 +124,7 @@ struct TLSConnector: Sendable {
             tls = try NIOSSLClientHandler(context: context, serverHostname: sni)
         }
         let report = TLSEstablishedHandler(host: host, port: port, hooks: hooks, established: established,
-                                           firstHandshake: firstHandshake)
+                                           handshakeFailure: handshakeFailure, firstHandshake: firstHandshake)
         return [tls, report]
     }
 }

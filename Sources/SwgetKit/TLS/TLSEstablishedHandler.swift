@@ -6,7 +6,9 @@ import NIOTLS
 /// handshake's outcome (``TLSConnectionInfo``: version and peer certificate from NIOSSL, cipher
 /// and resumption from ``TLSContextHooks``) when NIOSSL announces `handshakeCompleted`, and opens
 /// the session cache's first-handshake gate when the connection has read its first application
-/// bytes (any session ticket came before them), failed, or closed.
+/// bytes (any session ticket came before them), failed, or closed. A handshake failure is kept
+/// for the connection's setup, which may find the pipeline gone before it can ask the HTTP
+/// handler (a server that refuses the ClientHello at once).
 final class TLSEstablishedHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -15,19 +17,23 @@ final class TLSEstablishedHandler: ChannelInboundHandler, RemovableChannelHandle
     private let port: Int
     private let hooks: TLSContextHooks
     private let established: @Sendable (TLSConnectionInfo) -> Void
+    private let handshakeFailure: TLSHandshakeFailure.Box
     private var firstHandshake: TLSSessionCache.FirstHandshake?
+    private var handshakeDone = false
 
     init(host: String, port: Int, hooks: TLSContextHooks, established: @escaping @Sendable (TLSConnectionInfo) -> Void,
-         firstHandshake: TLSSessionCache.FirstHandshake?) {
+         handshakeFailure: TLSHandshakeFailure.Box, firstHandshake: TLSSessionCache.FirstHandshake?) {
         self.host = host
         self.port = port
         self.hooks = hooks
         self.established = established
+        self.handshakeFailure = handshakeFailure
         self.firstHandshake = firstHandshake
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? TLSUserEvent, case .handshakeCompleted = event {
+            handshakeDone = true
             let sync = context.pipeline.syncOperations
             let certificate = (try? sync.nioSSL_peerCertificate())
                 .flatMap { try? $0.toDERBytes() }
@@ -47,6 +53,7 @@ final class TLSEstablishedHandler: ChannelInboundHandler, RemovableChannelHandle
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
         releaseGate()
+        if !handshakeDone { handshakeFailure.record(error) }
         context.fireErrorCaught(error)
     }
 

@@ -1,3 +1,5 @@
+import NIOConcurrencyHelpers
+
 /// One readable line for a TLS handshake that failed for a reason other than the server's
 /// certificate (that one is the trust evaluation's): NIOSSL reports BoringSSL's error queue, whose
 /// text ends in a reason code (`…:SSL routines:OPENSSL_internal:TLSV1_ALERT_PROTOCOL_VERSION at
@@ -21,6 +23,20 @@ enum TLSHandshakeFailure {
         "CERT_CB_ERROR": "no client certificate was given: the client-certificate challenge was cancelled",
         "TLSV1_ALERT_INTERNAL_ERROR": "the server reported an internal error",
     ]
+
+    /// The first error of a connection's handshake, kept for its setup (thread-safe).
+    final class Box: Sendable {
+        private let storage = NIOLockedValueBox<SessionError?>(nil)
+
+        /// The failure as a session error, nil when none was recorded.
+        var error: SessionError? { storage.withLockedValue { $0 } }
+
+        /// Keeps the first error (a ``SessionError`` as it is, anything else described).
+        func record(_ error: Error) {
+            let failure = (error as? SessionError) ?? SessionError.tlsHandshake.with("TLS handshake failed: \(describe(String(describing: error)))")
+            storage.withLockedValue { if $0 == nil { $0 = failure } }
+        }
+    }
 
     /// The line for `error`'s description.
     static func describe(_ text: String) -> String {
