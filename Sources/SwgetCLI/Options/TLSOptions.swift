@@ -71,10 +71,12 @@ struct TLSOptions: ParsableArguments {
                                valueName: "PROTOCOL"))
     var secureProtocol: String?
 
-    @Flag(name: .customLong("tlsv1.2"), help: "Use TLS 1.2 or later (the default).")
+    // curl's names have a dot, which fish's argparse cannot take in an option spec (its
+    // completion script would loop): the dotless spelling comes first, so the spec uses it.
+    @Flag(name: [.customLong("tlsv1_2"), .customLong("tlsv1.2")], help: "Use TLS 1.2 or later (the default).")
     var tls12 = false
 
-    @Flag(name: .customLong("tlsv1.3"), help: "Use TLS 1.3 only.")
+    @Flag(name: [.customLong("tlsv1_3"), .customLong("tlsv1.3")], help: "Use TLS 1.3 only.")
     var tls13 = false
 
     @Option(name: .customLong("tls-max"),
