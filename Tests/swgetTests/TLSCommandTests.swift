@@ -283,6 +283,11 @@ struct TLSCommandTests {
             #expect(f.nginx.fullHandshakes() <= 1, "\(f.nginx.accessLog())")
             #expect(f.nginx.connections().count >= 9, "\(f.nginx.accessLog())")
             #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/out").count == 20)
+            // curl's --no-sessionid: every connection handshakes in full.
+            let off = try await SwgetProcess.run(["-S", "-j", "4", "--no-sessionid", "--cacert", f.path("ca.pem"), "-P", "off"] + urls, in: dir)
+            let offLines = off.stderr.split(separator: "\n").filter { $0.hasPrefix("  TLS: ") }
+            #expect(off.status == 0)
+            #expect(offLines.count >= 10 && offLines.allSatisfy { $0.contains(", new session (") }, "\(offLines)")
         }
     }
 

@@ -88,5 +88,9 @@ struct TLSReportTests {
         #expect(configuration.tls.additionalTrustRootFiles == ["/x/ca.pem"])
         #expect(configuration.tls.versionPolicy.maximum == .tls1_2)
         #expect(configuration.tls.clientIdentity == nil)
+        #expect(configuration.tls.resumesSessions)
+        var off = SessionConfiguration.ephemeral
+        _ = try TLSOptions.parse(["--no-sessionid"]).load(into: &off)
+        #expect(!off.tls.resumesSessions)
     }
 }

@@ -16,6 +16,7 @@ extension TLSOptions {
         var tls = configuration.tls
         tls.additionalTrustRootFiles = caCertificate
         if noCheckCertificate { tls.verification = .none }
+        if noSessionID { tls.resumesSessions = false }
         do {
             tls.versionPolicy = try versionPolicy()
         } catch {

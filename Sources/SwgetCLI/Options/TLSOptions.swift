@@ -88,6 +88,10 @@ struct TLSOptions: ParsableArguments {
                                valueName: "LIST"))
     var ciphers: String?
 
+    @Flag(name: .customLong("no-sessionid"),
+          help: "Do not resume TLS sessions: every new connection makes a full handshake.")
+    var noSessionID = false
+
     @Flag(name: .customLong("https-only"),
           help: "Refuse http:// URLs and redirects to http:// (exit 1).")
     var httpsOnly = false
