@@ -20,7 +20,7 @@ function __swget_parse_tokens -S
     set -l unparsed_tokens (__swget_tokens -pc)
     switch $unparsed_tokens[1]
     case 'swget'
-        __swget_parse_subcommand -r 1 'i/input-file=+' 'j/parallel=' 'max-connections-per-host=' 'O/output-document=' 'P/directory-prefix=' 'no-clobber' 'no-content-disposition' 'trust-server-names' 'content-on-error' 'c/continue' 'q/quiet' 'no-verbose' 'progress=' 'show-progress' 'S/server-response' 'spider' 'U/user-agent=' 'H/header=+' 'max-redirect=' 'compressed' 'no-decompress' 'gunzip' 'ca-certificate=+' 'k/no-check-certificate' 'hsts-file=' 'no-hsts' 'u/user=' 'password=' 'http-user=' 'http-password=' 'ask-password' 'netrc-file=' 'no-netrc' 'auth-no-challenge' 'no-cookies' 'load-cookies=+' 'save-cookies=' 'keep-session-cookies' 'proxy=' 'noproxy=' 'no-proxy' 'proxy-user=' 'proxy-password=' 't/tries=' 'waitretry=' 'retry-connrefused' 'T/timeout=' 'connect-timeout=' 'read-timeout=' 's/split=' 'min-split-size=' 'limit-rate=' 'max-filesize=' 'version' 'h/help'
+        __swget_parse_subcommand -r 1 'i/input-file=+' 'j/parallel=' 'max-connections-per-host=' 'O/output-document=' 'P/directory-prefix=' 'no-clobber' 'no-content-disposition' 'trust-server-names' 'content-on-error' 'c/continue' 'q/quiet' 'no-verbose' 'progress=' 'show-progress' 'S/server-response' 'spider' 'U/user-agent=' 'H/header=+' 'max-redirect=' 'compressed' 'no-decompress' 'gunzip' 'ca-certificate=+' 'ca-directory=+' 'k/no-check-certificate' 'crl-file=+' 'pinnedpubkey=' 'certificate=' 'cert=' 'certificate-type=' 'private-key=' 'private-key-type=' 'pass=' 'secure-protocol=' 'tlsv1_2' 'tlsv1_3' 'tls-max=' 'ciphers=' 'https-only' 't/tries=' 'waitretry=' 'retry-connrefused' 'T/timeout=' 'connect-timeout=' 'read-timeout=' 's/split=' 'min-split-size=' 'limit-rate=' 'max-filesize=' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __swget_parse_subcommand -r 1 'version'
@@ -91,7 +91,7 @@ complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "s
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" no-verbose nv' -o 'nv' -l 'no-verbose' -d 'One summary line per file and errors; no progress indicator.'
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" progress' -l 'progress' -d 'Progress indicator: bar (the default on a terminal; bar:force elsewhere too), dot[:default|binary|mega|giga] (wget\'s log-friendly dots), json (one JSON object per event on stderr) or none.' -rfka ''
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" show-progress' -l 'show-progress' -d 'Show the progress indicator even with -q or -nv.'
-complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" S server-response' -s 'S' -l 'server-response' -d 'Print the response headers of every hop.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" S server-response' -s 'S' -l 'server-response' -d 'Print the response headers of every hop, and the TLS version, cipher and server certificate of each new https connection.'
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" spider' -l 'spider' -d 'Only check that the URLs exist (HEAD requests); download nothing.'
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" U user-agent' -s 'U' -l 'user-agent' -d 'Send AGENT as the User-Agent header.' -rfka ''
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget"' -s 'H' -l 'header' -d 'Send an extra header \'Name: value\' (repeatable).' -rfka ''
@@ -100,26 +100,22 @@ complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "s
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" no-decompress raw' -l 'no-decompress' -l 'raw' -d 'Keep a compressed body exactly as sent (no Content-Encoding decoding).'
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" decode gunzip' -l 'gunzip' -l 'decode' -d 'Store a .gz file decompressed, without its .gz suffix (data.csv.gz -> data.csv).'
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget"' -l 'ca-certificate' -l 'cacert' -d 'Trust the CA certificates in FILE (PEM) too.' -rF
-complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" insecure k no-check-certificate' -l 'no-check-certificate' -l 'insecure' -s 'k' -d 'Do not verify the server\'s certificate.'
-complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" hsts hsts-file' -l 'hsts-file' -l 'hsts' -d 'Keep the known HSTS hosts in FILE (default $XDG_DATA_HOME/swget/hsts; wget\'s format).' -rF
-complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" no-hsts' -l 'no-hsts' -d 'Neither use nor learn HSTS policies.'
-complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" u user' -s 'u' -l 'user' -d 'Log in as USER (with :PASSWORD, curl\'s form) to each URL\'s own server.' -rfka ''
-complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" password' -l 'password' -d 'The password for --user.' -rfka ''
-complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" http-user' -l 'http-user' -d 'Like --user, for HTTP only.' -rfka ''
-complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" http-password' -l 'http-password' -d 'Like --password, for HTTP only.' -rfka ''
-complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" ask-password' -l 'ask-password' -d 'Ask for the password on the terminal (not echoed).'
-complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" netrc-file' -l 'netrc-file' -d 'Read credentials from FILE instead of ~/.netrc.' -rF
-complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" no-netrc' -l 'no-netrc' -d 'Do not read ~/.netrc.'
-complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" auth-no-challenge' -l 'auth-no-challenge' -d 'Send Basic credentials with the first request instead of waiting for the server to ask.'
-complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" no-cookies' -l 'no-cookies' -d 'Neither send nor keep cookies.'
-complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget"' -l 'load-cookies' -l 'cookie' -d 'Load cookies from FILE (Netscape format); curl\'s --cookie also takes \'name=value; n2=v2\'.' -rF
-complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" cookie-jar save-cookies' -l 'save-cookies' -l 'cookie-jar' -d 'Save the cookies to FILE at the end (Netscape format, mode 0600).' -rF
-complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" keep-session-cookies' -l 'keep-session-cookies' -d 'Save session cookies too (they have no expiry).'
-complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" proxy' -l 'proxy' -d 'Use this proxy for every URL (http://, https://, socks5://, socks5h://, socks4a://; no scheme means http://).' -rfka ''
-complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" noproxy' -l 'noproxy' -d 'Connect directly to these hosts (comma list: names and their subdomains, *, addresses, CIDR ranges, :port).' -rfka ''
-complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" no-proxy' -l 'no-proxy' -d 'Use no proxy, whatever the environment says.'
-complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" proxy-user' -l 'proxy-user' -d 'Log in to the proxy as USER (with :PASSWORD, curl\'s form).' -rfka ''
-complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" proxy-password' -l 'proxy-password' -d 'The password for --proxy-user.' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget"' -l 'ca-directory' -l 'capath' -d 'Trust the CA certificates in DIR too (OpenSSL\'s hashed directory, or *.pem/*.crt files).' -rfa '(__swget_complete_directories)'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" insecure k no-check-certificate' -l 'no-check-certificate' -l 'insecure' -s 'k' -d 'Do not verify the server\'s certificate (a --pinnedpubkey still applies).'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget"' -l 'crl-file' -l 'crlfile' -d 'Check revocation against the CRLs in FILE (PEM or DER); every certificate of the chain then needs a current CRL from its issuer. A revoked certificate fails with exit 5.' -rF
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" pinnedpubkey' -l 'pinnedpubkey' -d 'Require the server\'s public key: a PEM or DER public key file, or sha256//BASE64[;sha256//...]. A mismatch fails with exit 5, also with --no-check-certificate.' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" certificate' -l 'certificate' -d 'Present the client certificate in FILE (its chain may follow; the key too, in PEM).' -rF
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" cert' -l 'cert' -d 'curl\'s --certificate, with an optional key passphrase after a colon (\\: for a colon in FILE).' -rF
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" cert-type certificate-type' -l 'certificate-type' -l 'cert-type' -d 'The client certificate\'s encoding: PEM (default) or DER.' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" key private-key' -l 'private-key' -l 'key' -d 'The client certificate\'s private key, when not in the certificate file.' -rF
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" key-type private-key-type' -l 'private-key-type' -l 'key-type' -d 'The private key\'s encoding: PEM (default) or DER.' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" pass' -l 'pass' -d 'The passphrase of an encrypted private key (asked on the terminal when missing).' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" secure-protocol' -l 'secure-protocol' -d 'auto (TLS 1.2 or later, the default), TLSv1_2, TLSv1_3, or PFS (forward-secret ciphers only).' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" tlsv1.2 tlsv1_2' -l 'tlsv1_2' -l 'tlsv1.2' -d 'Use TLS 1.2 or later (the default).'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" tlsv1.3 tlsv1_3' -l 'tlsv1_3' -l 'tlsv1.3' -d 'Use TLS 1.3 only.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" tls-max' -l 'tls-max' -d 'The highest TLS version to use: 1.2, 1.3 or default.' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" ciphers' -l 'ciphers' -d 'The TLS 1.2 cipher suites to offer, an OpenSSL cipher list (TLS 1.3 suites are fixed).' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" https-only' -l 'https-only' -d 'Refuse http:// URLs and redirects to http:// (exit 1).'
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" t tries' -s 't' -l 'tries' -d 'Attempts per URL on transient failures (default 20, 0 = unlimited).' -rfka ''
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" retry-wait waitretry' -l 'waitretry' -l 'retry-wait' -d 'Longest wait between attempts in seconds (default 10).' -rfka ''
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" retry-connrefused' -l 'retry-connrefused' -d 'Accepted for wget scripts: refused connections are always retried.'

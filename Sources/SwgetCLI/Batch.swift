@@ -81,6 +81,10 @@ struct Batch: Sendable {
             reporter.reportFailure(url: url, message: message, exitCode: 128 + signal)
             return Outcome(status: .generic)
         }
+        if let refusal = reporter.refusal(for: task) {
+            reporter.reportFailure(url: url, message: refusal, exitCode: ExitStatus.generic.rawValue)
+            return Outcome(status: .generic)
+        }
         var message = error.message
         if error.category == .authentication && (message.hasPrefix("authentication required") || message.hasPrefix("the server asks")) {
             message += " (use --user or ~/.netrc)"
@@ -104,8 +108,8 @@ struct Batch: Sendable {
         let error = await task.outcome()
         let url = request.url.absoluteString
         if let error {
-            let status = ExitStatus(error)
-            reporter.reportFailure(url: url, message: error.message, exitCode: status.rawValue)
+            let status = reporter.refusal(for: task) == nil ? ExitStatus(error) : .generic
+            reporter.reportFailure(url: url, message: reporter.refusal(for: task) ?? error.message, exitCode: status.rawValue)
             return Outcome(status: status)
         }
         if let response = task.response, response.statusCode >= 300 {

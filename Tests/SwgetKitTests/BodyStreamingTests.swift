@@ -20,7 +20,7 @@ struct BodyStreamingTests {
         try await withServer({ _ in .ok(bytes(1_000_000)).trickled(bytesPerWrite: 1000, every: .milliseconds(10)) }) { server in
             let url = try #require(URL(string: server.baseURL + "/f"))
             let settings = HTTPConnection.Settings(connectTimeout: .seconds(10), idleReadTimeout: .seconds(30),
-                                                   receiveBufferSize: 64 * 1024, maxHeaderBytes: 64 * 1024, tls: nil, trust: nil)
+                                                   receiveBufferSize: 64 * 1024, maxHeaderBytes: 64 * 1024, tls: nil)
             let connection = try await HTTPConnection.connect(host: "127.0.0.1", origin: Origin(url), settings: settings,
                                                               on: MultiThreadedEventLoopGroup.singleton.next())
             var headers = HTTPHeaders()

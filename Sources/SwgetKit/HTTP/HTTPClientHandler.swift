@@ -310,7 +310,7 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return SessionError.tlsUntrusted.with("certificate not trusted: \(reason)")
         }
         if error is NIOSSLError || error is BoringSSLError {
-            return SessionError.tlsHandshake.with("TLS handshake failed: \(error)")
+            return SessionError.tlsHandshake.with("TLS handshake failed: \(TLSHandshakeFailure.describe(String(describing: error)))")
         }
         if let io = error as? IOError {
             return SessionError.connectionClosed.with("connection error: \(io.description)").errno(io.errnoCode)

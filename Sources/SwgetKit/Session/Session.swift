@@ -40,12 +40,7 @@ public final class Session: Sendable {
         var nextTaskID = 1
         var tasks: [Int: SessionTask] = [:]
         var invalidated = false
-        var tls: Result<TLSBundle, SessionError>?
-    }
-
-    private struct TLSBundle {
-        let context: NIOSSLContext
-        let evaluator: TrustEvaluator?
+        var tls: Result<SessionTLS, SessionError>?
     }
 
     private let state = NIOLockedValueBox(State())
@@ -162,60 +157,22 @@ public final class Session: Sendable {
             idleReadTimeout: (task.originalRequest.timeoutInterval ?? configuration.idleReadTimeout).timeAmount,
             receiveBufferSize: configuration.receiveBufferSize,
             maxHeaderBytes: configuration.maxResponseHeaderBytes,
-            tls: nil, trust: nil)
+            tls: nil)
         settings.rateLimiter = rateLimiter
         guard origin.scheme == "https" else { return settings }
-        let bundle = try tlsBundle()
-        settings.tls = bundle.context
-        if let evaluator = bundle.evaluator {
-            let delegate = self.delegate
-            settings.trust = { [weak task] chain, host, port in
-                let verdict = await evaluator.evaluate(chain: chain, host: host)
-                guard delegate != nil, let task else { return verdict }
-                let challenge = ServerTrustChallenge(host: host, port: port,
-                                                     certificateChain: chain.compactMap { try? $0.toDERBytes() },
-                                                     defaultEvaluation: verdict)
-                let answer = await task.decide { await $0.task(task, didReceive: challenge) } ?? .performDefaultHandling
-                switch answer {
-                case .performDefaultHandling: return verdict
-                case .accept: return .trusted
-                case .reject: return .untrusted(reason: "rejected by the session delegate")
-                }
-            }
-        }
+        settings.tls = try tlsConnector(for: task)
         return settings
     }
 
-    /// The TLS context and trust evaluator, built once per session on first use.
-    private func tlsBundle() throws(SessionError) -> TLSBundle {
-        let result = state.withLockedValue { state -> Result<TLSBundle, SessionError> in
+    /// The session's TLS side, built once on first use.
+    func sessionTLS() throws(SessionError) -> SessionTLS {
+        let result = state.withLockedValue { state -> Result<SessionTLS, SessionError> in
             if let tls = state.tls { return tls }
-            let made = Self.makeTLS(configuration.tls)
+            let made = Result { () throws(SessionError) in try SessionTLS(settings: configuration.tls, environment: Self.environment()) }
             state.tls = made
             return made
         }
         return try result.get()
-    }
-
-    private static func makeTLS(_ settings: TLSSettings) -> Result<TLSBundle, SessionError> {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        // Chain and name checks happen in our verification callback (TrustEvaluator), so
-        // BoringSSL gets no roots of its own; with verification off nothing is checked.
-        tls.trustRoots = .certificates([])
-        tls.certificateVerification = settings.verification == .full ? .noHostnameVerification : .none
-        tls.applicationProtocols = ["http/1.1"]
-        // TLS 1.0 and 1.1 are broken (RFC 8996): curl, wget and browsers refuse them too.
-        tls.minimumTLSVersion = .tlsv12
-        do {
-            let context = try NIOSSLContext(configuration: tls)
-            guard settings.verification == .full else { return .success(TLSBundle(context: context, evaluator: nil)) }
-            let evaluator = try TrustEvaluator(settings: settings, environment: Self.environment())
-            return .success(TLSBundle(context: context, evaluator: evaluator))
-        } catch let error as SessionError {
-            return .failure(error)
-        } catch {
-            return .failure(SessionError.tlsHandshake.with("cannot set up TLS: \(error)"))
-        }
     }
 
     private static func environment() -> [String: String] {
