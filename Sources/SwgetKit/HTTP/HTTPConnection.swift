@@ -118,7 +118,7 @@ final class HTTPConnection: Sendable {
                                                  rateLimiter: settings.rateLimiter))
     }
 
-    private static func connectError(_ error: Error, host: String, port: Int) -> SessionError {
+    static func connectError(_ error: Error, host: String, port: Int) -> SessionError {
         if let error = error as? ChannelError, case .connectTimeout = error {
             return SessionError.timedOut.with("connecting to \(host):\(port) timed out")
         }
