@@ -163,9 +163,9 @@ _swget() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(-nc --no-clobber --no-content-disposition --trust-server-names --content-on-error -c --continue -q --quiet -nv --no-verbose --show-progress -S --server-response --spider --compressed --no-decompress --raw --gunzip --decode --no-check-certificate --insecure -k --retry-connrefused --version -h --help)
+    local -a non_repeating_flags=(-nc --no-clobber --no-content-disposition --trust-server-names --content-on-error -c --continue -q --quiet -nv --no-verbose --show-progress -S --server-response --spider --compressed --no-decompress --raw --gunzip --decode --no-check-certificate --insecure -k --retry-connrefused --no-passive-ftp --ftp-pasv --disable-epsv --ftp-ssl --ssl --ssl-reqd --ftp-ssl-reqd --ftp-ssl-control --ftps-clear-data-connection --glob --no-glob --no-netrc --version -h --help)
     local -a repeating_options=(-i --input-file -H --header --ca-certificate --cacert)
-    local -a non_repeating_options=(-j --parallel --max-connections-per-host -O --output-document -P --directory-prefix --progress -U --user-agent --max-redirect --max-redirs -t --tries --waitretry --retry-wait -T --timeout --connect-timeout --read-timeout -s --split -x --max-connection-per-server --min-split-size --limit-rate --max-filesize)
+    local -a non_repeating_options=(-j --parallel --max-connections-per-host -O --output-document -P --directory-prefix --progress -U --user-agent --max-redirect --max-redirs -t --tries --waitretry --retry-wait -T --timeout --connect-timeout --read-timeout -s --split -x --max-connection-per-server --min-split-size --limit-rate --max-filesize --ftp-user --ftp-password --ftp-port --ftp-method --netrc-file)
     __swget_offer_flags_options -1
 
     # Offer option value completions
@@ -229,6 +229,22 @@ _swget() {
         return
         ;;
     '--max-filesize')
+        return
+        ;;
+    '--ftp-user')
+        return
+        ;;
+    '--ftp-password')
+        return
+        ;;
+    '--ftp-port')
+        return
+        ;;
+    '--ftp-method')
+        return
+        ;;
+    '--netrc-file')
+        __swget_add_completions -f
         return
         ;;
     esac

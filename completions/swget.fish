@@ -20,7 +20,7 @@ function __swget_parse_tokens -S
     set -l unparsed_tokens (__swget_tokens -pc)
     switch $unparsed_tokens[1]
     case 'swget'
-        __swget_parse_subcommand -r 1 'i/input-file=+' 'j/parallel=' 'max-connections-per-host=' 'O/output-document=' 'P/directory-prefix=' 'no-clobber' 'no-content-disposition' 'trust-server-names' 'content-on-error' 'c/continue' 'q/quiet' 'no-verbose' 'progress=' 'show-progress' 'S/server-response' 'spider' 'U/user-agent=' 'H/header=+' 'max-redirect=' 'compressed' 'no-decompress' 'gunzip' 'ca-certificate=+' 'k/no-check-certificate' 't/tries=' 'waitretry=' 'retry-connrefused' 'T/timeout=' 'connect-timeout=' 'read-timeout=' 's/split=' 'min-split-size=' 'limit-rate=' 'max-filesize=' 'version' 'h/help'
+        __swget_parse_subcommand -r 1 'i/input-file=+' 'j/parallel=' 'max-connections-per-host=' 'O/output-document=' 'P/directory-prefix=' 'no-clobber' 'no-content-disposition' 'trust-server-names' 'content-on-error' 'c/continue' 'q/quiet' 'no-verbose' 'progress=' 'show-progress' 'S/server-response' 'spider' 'U/user-agent=' 'H/header=+' 'max-redirect=' 'compressed' 'no-decompress' 'gunzip' 'ca-certificate=+' 'k/no-check-certificate' 't/tries=' 'waitretry=' 'retry-connrefused' 'T/timeout=' 'connect-timeout=' 'read-timeout=' 's/split=' 'min-split-size=' 'limit-rate=' 'max-filesize=' 'ftp-user=' 'ftp-password=' 'no-passive-ftp' 'ftp-pasv' 'ftp-port=' 'disable-epsv' 'ftp-method=' 'ftp-ssl' 'ssl-reqd' 'ftp-ssl-control' 'ftps-clear-data-connection' 'glob' 'no-glob' 'netrc-file=' 'no-netrc' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __swget_parse_subcommand -r 1 'version'
@@ -111,5 +111,20 @@ complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "s
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" min-split-size' -l 'min-split-size' -d 'Never make segments smaller than SIZE (default 1M).' -rfka ''
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" limit-rate' -l 'limit-rate' -d 'Receive at most RATE bytes per second over all transfers together (500k, 2M).' -rfka ''
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" max-filesize' -l 'max-filesize' -d 'Refuse files larger than SIZE after decoding (bytes, or with k, M, G: 500k, 2G); exit 1.' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" ftp-user' -l 'ftp-user' -d 'Log in to FTP servers as USER when the URL names no user (default: .netrc, else anonymous).' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" ftp-password' -l 'ftp-password' -d 'The FTP password (for --ftp-user, or the anonymous login\'s instead of -wget@).' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" no-passive-ftp' -l 'no-passive-ftp' -d 'Active FTP: the server connects back to swget (EPRT, then PORT).'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" ftp-pasv' -l 'ftp-pasv' -d 'Passive FTP (EPSV, then PASV): the default; cancels --no-passive-ftp.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" ftp-port' -l 'ftp-port' -d 'Active FTP, as curl\'s option; swget listens on the control connection\'s own address whatever ADDRESS says.' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" disable-epsv' -l 'disable-epsv' -d 'Do not try EPSV/EPRT (RFC 2428): PASV/PORT only.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" ftp-method' -l 'ftp-method' -d 'How paths reach the server: nocwd (whole paths, the default) or multicwd (CWD to each directory).' -rfka ''
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" ftp-ssl ssl' -l 'ftp-ssl' -l 'ssl' -d 'Ask for TLS on ftp:// URLs (AUTH TLS); go on in clear text if the server refuses. ftps:// is always TLS.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" ftp-ssl-reqd ssl-reqd' -l 'ssl-reqd' -l 'ftp-ssl-reqd' -d 'Require TLS on ftp:// URLs: fail (exit 5) if the server refuses AUTH TLS.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" ftp-ssl-control' -l 'ftp-ssl-control' -d 'Ask for TLS on ftp:// URLs for the login only; data connections in clear text.'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" ftps-clear-data-connection' -l 'ftps-clear-data-connection' -d 'With FTPS, leave data connections unencrypted (no PROT P).'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" glob' -l 'glob' -d 'Expand wildcards (*, ?, [...]) in the last segment of ftp:// URLs to the matching files (default: on).'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" no-glob' -l 'no-glob' -d 'Expand wildcards (*, ?, [...]) in the last segment of ftp:// URLs to the matching files (default: on).'
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" netrc-file' -l 'netrc-file' -d 'Read logins from FILE instead of ~/.netrc.' -rF
+complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" no-netrc' -l 'no-netrc' -d 'Do not read logins from ~/.netrc.'
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" version' -l 'version' -d 'Show the version.'
 complete -c 'swget' -n '__swget_should_offer_completions_for_flags_or_options "swget" h help' -s 'h' -l 'help' -d 'Show help information.'
