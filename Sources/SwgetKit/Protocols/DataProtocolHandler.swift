@@ -12,12 +12,15 @@ import Foundation
 /// Failures: a malformed URL (no comma, bad percent-encoding or base64) is
 /// ``SessionError/unsupportedURL``; methods other than `GET` and `HEAD` too.
 public struct DataProtocolHandler: ProtocolHandler {
+    /// The handler.
     public init() {}
 
+    /// True for data URLs.
     public func canHandle(_ request: Request) -> Bool {
         request.url.scheme?.lowercased() == "data"
     }
 
+    /// Loads `request` as the type's documentation says, reporting to `client`.
     public func startLoading(_ request: Request, client: ProtocolClient) async {
         let method = request.method.uppercased()
         guard method == "GET" || method == "HEAD" else {

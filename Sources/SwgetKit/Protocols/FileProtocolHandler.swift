@@ -22,12 +22,15 @@ public struct FileProtocolHandler: ProtocolHandler {
     /// Bytes read and handed over at a time.
     static let chunkSize = 1 << 20
 
+    /// The handler.
     public init() {}
 
+    /// True for file URLs.
     public func canHandle(_ request: Request) -> Bool {
         request.url.scheme?.lowercased() == "file"
     }
 
+    /// Loads `request` as the type's documentation says, reporting to `client`.
     public func startLoading(_ request: Request, client: ProtocolClient) async {
         let url = request.url
         let method = request.method.uppercased()

@@ -16,16 +16,19 @@ final class FTPConnection: Sendable {
     /// What a connection is shared by: the server, and everything the login and the data
     /// connections depend on.
     struct Key: Equatable, Sendable {
+        /// The host name as in the URL, lower-cased.
         var host: String
         var port: Int
         /// `ftps://`: TLS from the first byte.
         var implicitTLS: Bool
+        /// Login, TLS and data-connection settings.
         var machine: FTPControlMachine.Configuration
     }
 
     /// Timeouts, read sizes and TLS for one load (a reused connection gets the settings of the
     /// load that uses it).
     struct Transport: Sendable {
+        /// Longest time to connect (each data connection too).
         var connectTimeout: TimeAmount
         /// Longest wait for a reply.
         var replyTimeout: TimeAmount
@@ -33,6 +36,7 @@ final class FTPConnection: Sendable {
         var dataTimeout: TimeAmount
         /// The largest socket read of a data connection.
         var maximumRead: Int
+        /// The session's rate limit.
         var rateLimiter: RateLimiter?
         /// nil for plain FTP.
         var tls: NIOSSLContext?
@@ -79,17 +83,23 @@ final class FTPConnection: Sendable {
         var closed = false
     }
 
+    /// What the connection can be shared by.
     let key: Key
+    /// The control channel.
     let channel: Channel
+    /// Where replies and data-connection news arrive.
     let mailbox: FTPMailbox
+    /// Why the control connection's TLS refused the server.
     let trustFailure: TrustFailureBox
     /// The control connection's peer: passive data connections go here, whatever a PASV reply
     /// announces (curl's default; RFC 2577 §3's defence against FTP bounce).
     let peer: SocketAddress
+    /// The driver's state, behind one lock.
     let state: NIOLockedValueBox<State>
     /// The TLS leaf certificate of the control connection (DER), once its handshake verified it:
     /// data connections showing the same one are the same server.
     let controlLeaf: NIOLockedValueBox<[UInt8]?>
+    /// The control channel's event loop (data channels and timers run there too).
     var eventLoop: EventLoop { channel.eventLoop }
 
     private init(key: Key, channel: Channel, mailbox: FTPMailbox, trustFailure: TrustFailureBox, peer: SocketAddress,

@@ -14,6 +14,7 @@ final class FTPControlChannelHandler: ChannelInboundHandler, RemovableChannelHan
     private var parser = FTPReplyParser()
     private var broken = false
 
+    /// A handler posting to `mailbox`; `trustFailure` names a refused certificate.
     init(mailbox: FTPMailbox, trustFailure: TrustFailureBox) {
         self.mailbox = mailbox
         self.trustFailure = trustFailure
@@ -66,6 +67,7 @@ final class FTPControlChannelHandler: ChannelInboundHandler, RemovableChannelHan
 /// The session errors of transport failures on FTP connections (the counterpart of the HTTP
 /// handler's translation).
 enum FTPTransportError {
+    /// The session error for a channel error (a refused certificate first, then TLS, I/O, other).
     static func translate(_ error: Error, trustFailure: TrustFailureBox?) -> SessionError {
         if let error = error as? SessionError { return error }
         if let reason = trustFailure?.reason {

@@ -28,18 +28,23 @@ final class FTPDataHandler: ChannelInboundHandler {
 
     /// Configuration of one data connection.
     struct Settings: Sendable {
+        /// Longest silence while reading.
         var idleTimeout: TimeAmount
+        /// The session's rate limit, shared by all connections.
         var rateLimiter: RateLimiter?
+        /// A TLS handler sits before this one (its handshake needs a first read).
         var tls: Bool
     }
 
     private let link: Int
     private let mailbox: FTPMailbox
     private let settings: Settings
+    /// Why the TLS layer refused the server, when the trust callback said so.
     let trustFailure: TrustFailureBox
     private var context: ChannelHandlerContext?
     private var consumer: Consumer?
     private var held: [ByteBuffer] = []
+    /// A listing's bytes (``Consumer/collect(limit:)``).
     private(set) var collected: [UInt8] = []
     private var received: Int64 = 0
     private var ended = false
@@ -54,6 +59,7 @@ final class FTPDataHandler: ChannelInboundHandler {
     private var bytesSinceRead = 0
     private var delayedRead: Scheduled<Void>?
 
+    /// A handler for data connection number `link`, reporting to `mailbox`.
     init(link: Int, mailbox: FTPMailbox, settings: Settings, trustFailure: TrustFailureBox) {
         self.link = link
         self.mailbox = mailbox
@@ -300,119 +306,4 @@ final class FTPDataHandler: ChannelInboundHandler {
         delayedRead?.cancel()
         delayedRead = nil
     }
-}
-
-/// One data connection as the driver and the task see it: its number (events of older ones are
-/// dropped), its channel and its handler.
-final class FTPDataLink: Sendable {
-    let id: Int
-    let channel: Channel
-    private let handler: NIOLoopBound<FTPDataHandler>
-
-    init(id: Int, channel: Channel, handler: NIOLoopBound<FTPDataHandler>) {
-        self.id = id
-        self.channel = channel
-        self.handler = handler
-    }
-
-    func attach(_ spec: SinkSpec, events: AsyncStream<BodyEvent>.Continuation) {
-        let handler = self.handler
-        channel.eventLoop.execute {
-            handler.value.attach(.sink(spec.makeSink(eventLoop: handler.eventLoop, events: events), events))
-        }
-    }
-
-    func collect(limit: Int) {
-        let handler = self.handler
-        channel.eventLoop.execute { handler.value.attach(.collect(limit: limit)) }
-    }
-
-    /// The listing collected so far (after the transfer was confirmed).
-    func collected() async -> [UInt8] {
-        let handler = self.handler
-        return (try? await channel.eventLoop.submit { handler.value.collected }.get()) ?? []
-    }
-
-    func finish() {
-        let handler = self.handler
-        channel.eventLoop.execute { handler.value.finish() }
-    }
-
-    func fail(_ error: SessionError) {
-        let handler = self.handler
-        channel.eventLoop.execute { handler.value.fail(error) }
-    }
-
-    func failAfterEnd(_ error: SessionError) {
-        let handler = self.handler
-        channel.eventLoop.execute { handler.value.failAfterEnd(error) }
-    }
-
-    func acknowledge(_ count: Int) {
-        let handler = self.handler
-        channel.eventLoop.execute { handler.value.acknowledge(count) }
-    }
-
-    /// Stops the body at once; returns when nothing more will be written.
-    func abandon() async {
-        let handler = self.handler
-        try? await channel.eventLoop.submit { handler.value.abandon() }.get()
-    }
-
-    func close() {
-        channel.close(promise: nil)
-    }
-}
-
-/// Where a data handler registers itself when its channel is set up (passive connect or active
-/// accept), for the driver to pick up.
-final class FTPDataSlot: Sendable {
-    private let box = NIOLockedValueBox<FTPDataLink?>(nil)
-
-    var link: FTPDataLink? { box.withLockedValue { $0 } }
-
-    /// Keeps the first link; false (and the caller closes its channel) when one is there.
-    func fill(_ link: FTPDataLink) -> Bool {
-        box.withLockedValue { current in
-            guard current == nil else { return false }
-            current = link
-            return true
-        }
-    }
-
-    func take() -> FTPDataLink? {
-        box.withLockedValue { current in
-            defer { current = nil }
-            return current
-        }
-    }
-}
-
-/// A task's view of a file's bytes on an FTP data connection: streamed into the task's sink
-/// inside the channel pipeline (no hop per piece), ended by the driver once the server confirmed
-/// the transfer.
-struct FTPDataBody: BodySource {
-    let link: FTPDataLink
-
-    func streamBody(_ spec: SinkSpec, _ handle: (BodyEvent) async -> Void) async {
-        let (stream, continuation) = AsyncStream.makeStream(of: BodyEvent.self)
-        link.attach(spec, events: continuation)
-        var ended = false
-        for await event in stream {
-            if case .end = event { ended = true }
-            if case .failed = event { ended = true }
-            await handle(event)
-        }
-        // Cancelled mid-body: stop the sink on its event loop so no write follows this return.
-        if !ended { await link.abandon() }
-    }
-
-    func acknowledge(_ count: Int) { link.acknowledge(count) }
-
-    func drainBody(limit: Int64) async -> Bool {
-        await link.abandon()
-        return false
-    }
-
-    func abort() { link.close() }
 }

@@ -16,13 +16,21 @@ final class FTPLoad: Sendable {
     /// The largest listing read (a directory of ~500,000 entries).
     static let maxListingBytes = 64 << 20
 
+    /// The request as the task built it (range and validators included).
     let request: Request
+    /// What it asks of the server.
     let plan: FTPRequestPlan
+    /// The connection it needs (server, login, TLS).
     let key: FTPConnection.Key
+    /// Timeouts, read sizes and TLS from the session.
     let transport: FTPConnection.Transport
+    /// The session's logged-in connections.
     let pool: FTPConnectionPool
+    /// ``FTPSettings/reusesConnections``.
     let reusesConnections: Bool
+    /// Where a new connection runs.
     let eventLoop: EventLoop
+    /// The task's side.
     let client: ProtocolClient
 
     /// What a cancellation must reach.
@@ -36,6 +44,7 @@ final class FTPLoad: Sendable {
 
     private let live = NIOLockedValueBox(Live())
 
+    /// The load of `request` for `task`; a URL or TLS set-up that cannot work fails here.
     init(request: Request, task: SessionTask, client: ProtocolClient) throws(SessionError) {
         self.request = request
         self.client = client
@@ -87,6 +96,7 @@ final class FTPLoad: Sendable {
         eventLoop = session.eventLoopGroup.next()
     }
 
+    /// Runs the job and reports it to the client; returns when nothing more happens.
     func run() async {
         client.onCancel { [self] in cancel() }
         // A pooled connection the server dropped meanwhile fails at its first command: the job

@@ -31,13 +31,16 @@ import NIOCore
 /// (``FTPSettings/reusesConnections``). A split download (`--split`) is not offered: each file
 /// uses one data connection.
 public struct FTPProtocolHandler: ProtocolHandler {
+    /// The handler (it keeps no state: a session's FTP connections live in the session).
     public init() {}
 
+    /// True for ftp and ftps URLs.
     public func canHandle(_ request: Request) -> Bool {
         let scheme = request.url.scheme?.lowercased()
         return scheme == "ftp" || scheme == "ftps"
     }
 
+    /// Loads `request` as the type's documentation says, reporting to `client`.
     public func startLoading(_ request: Request, client: ProtocolClient) async {
         guard let task = client.task else {
             client.didFail(with: SessionError.misuse.with("the FTP handler loads requests of a session's tasks only"))
