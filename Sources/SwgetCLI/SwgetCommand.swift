@@ -8,7 +8,7 @@ import Glibc
 struct SwgetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "swget",
-        abstract: "Download files over HTTP and HTTPS.",
+        abstract: "Download files over HTTP, HTTPS, FTP and FTPS (and file: and data: URLs).",
         discussion: """
         Each URL is saved to a file in the current directory (or -P DIR), named after \
         Content-Disposition, the URL, or index.html, never overwriting an existing file: a \
@@ -46,6 +46,7 @@ struct SwgetCommand: AsyncParsableCommand {
     @OptionGroup(title: "Cookies") var cookies: CookieOptions
     @OptionGroup(title: "Proxies") var proxies: ProxyOptions
     @OptionGroup(title: "Retries, timeouts and speed") var transfer: TransferOptions
+    @OptionGroup(title: "FTP") var ftp: FTPOptions
 
     /// ArgumentParser's own entry point, with wget's exit status 2 for usage errors (it
     /// would use 64, EX_USAGE).
@@ -107,7 +108,7 @@ struct SwgetCommand: AsyncParsableCommand {
         defer { resize.cancel() }
         let started = Terminal.now()
         let batch = Batch(session: session, reporter: reporter, interruption: interruption,
-                          destination: destination.destination, spider: output.spider)
+                          destination: destination.destination, spider: output.spider, expandsFTPGlobs: ftp.glob)
         let tally = await batch.run(jobs, parallel: input.parallel)
         session.finishTasksAndInvalidate()
         stores.save(configuration, warn: warn)
@@ -159,7 +160,8 @@ struct SwgetCommand: AsyncParsableCommand {
     private func makeRequest(_ argument: String, credential: Credential?) -> Request? {
         // Spaces and control characters are never part of a URL typed on a command line.
         guard !argument.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else { return nil }
-        let text = argument.contains("://") ? argument : "http://" + argument
+        // data: URLs have no "//" (RFC 2397).
+        let text = argument.contains("://") || argument.lowercased().hasPrefix("data:") ? argument : "http://" + argument
         guard var request = Request(string: text) else { return nil }
         if let port = request.url.port, !(1...65535).contains(port) { return nil }
         http.apply(to: &request)
@@ -176,6 +178,7 @@ struct SwgetCommand: AsyncParsableCommand {
         for warning in try tls.load(into: &configuration) { reporter.reportWarning(warning) }
         auth.apply(to: &configuration)
         input.apply(to: &configuration, split: transfer.split)
+        ftp.apply(to: &configuration)
         return configuration
     }
 }

@@ -35,6 +35,8 @@ public final class Session: Sendable {
     let eventLoopGroup: any EventLoopGroup
     /// The configuration's protocol handlers, then the built-in ones.
     let protocols: ProtocolRegistry
+    /// Logged-in FTP control connections between files.
+    let ftpConnections: FTPConnectionPool
 
     private struct State {
         var nextTaskID = 1
@@ -53,6 +55,7 @@ public final class Session: Sendable {
         self.rateLimiter = configuration.maximumBytesPerSecond.flatMap { $0 > 0 ? RateLimiter(bytesPerSecond: $0) : nil }
         self.pool = ConnectionPool(maxConnectionsPerHost: configuration.maxConnectionsPerHost,
                                    idleTimeout: configuration.idleConnectionTimeout.timeAmount)
+        self.ftpConnections = FTPConnectionPool(idleTimeout: configuration.idleConnectionTimeout.timeAmount)
     }
 
     // MARK: creating tasks
@@ -128,7 +131,7 @@ public final class Session: Sendable {
             return Array(state.tasks.values)
         }
         tasks.forEach { $0.cancel() }
-        pool.shutdown()
+        closeConnections()
     }
 
     /// Lets running tasks finish, refuses new ones, and closes connections once the last task
@@ -138,7 +141,7 @@ public final class Session: Sendable {
             state.invalidated = true
             return state.tasks.isEmpty
         }
-        if idle { pool.shutdown() }
+        if idle { closeConnections() }
     }
 
     func taskDidComplete(_ task: SessionTask) {
@@ -146,7 +149,13 @@ public final class Session: Sendable {
             state.tasks[task.taskIdentifier] = nil
             return state.invalidated && state.tasks.isEmpty
         }
-        if shutDown { pool.shutdown() }
+        if shutDown { closeConnections() }
+    }
+
+    /// Closes the keep-alive connections of every protocol.
+    private func closeConnections() {
+        pool.shutdown()
+        ftpConnections.shutdown()
     }
 
     // MARK: connection settings

@@ -15,7 +15,7 @@ struct TLSSessionGateTests {
         let cache = TLSSessionCache()
         let first = await cache.admit(host: "Example.ORG", port: 443)
         #expect(first != nil)
-        let admitted = Counter()
+        let admitted = GateCounter()
         await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<5 {
                 group.addTask {
@@ -68,7 +68,7 @@ struct TLSSessionGateTests {
 
     @Test func theDelegateIsAskedOncePerHostAndPort() async {
         let decisions = ClientCertificateDecisions()
-        let asked = Counter()
+        let asked = GateCounter()
         let gate = Gate()
         let ask: @Sendable () async -> ClientCertificateDisposition = {
             asked.add()
@@ -115,7 +115,7 @@ struct TLSSessionGateTests {
 }
 
 /// A thread-safe counter the concurrent tasks of a test share.
-private final class Counter: Sendable {
+private final class GateCounter: Sendable {
     private let count = Mutex(0)
     var value: Int { count.withLock { $0 } }
     func add() { count.withLock { $0 += 1 } }
