@@ -140,9 +140,11 @@ struct Batch: Sendable {
             return Outcome(status: status)
         }
         if let response = task.response, response.statusCode >= 300 {
+            // A 401 or 407 left unanswered is wget's "Authorization failed" (exit 6).
+            let status: ExitStatus = response.statusCode == 401 || response.statusCode == 407 ? .authentication : .serverError
             reporter.reportFailure(url: url, message: "server answered \(response.statusCode) \(response.reasonPhrase)",
-                                   exitCode: ExitStatus.serverError.rawValue)
-            return Outcome(status: .serverError)
+                                   exitCode: status.rawValue)
+            return Outcome(status: status)
         }
         reporter.reportExists(url: url, response: task.response)
         return Outcome(status: .success)

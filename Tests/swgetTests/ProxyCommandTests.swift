@@ -138,7 +138,7 @@ struct ProxyCommandTests {
         let proxy = try ForwardProxy.start()
         defer { proxy.stop() }
         try await ProxyFixture.withOrigins { o in
-            let result = try await SwgetProcess.run(["-q", "--split", "4", "--proxy", proxy.url, "--ca-certificate", o.ca,
+            let result = try await SwgetProcess.run(["-q", "--split", "4", "--min-split-size", "200K", "--proxy", proxy.url, "--ca-certificate", o.ca,
                                                      "-P", o.dir, o.secure.baseURL + "/split.bin"], in: o.work)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(ProxyFixture.holdsSource(o.dir + "/split.bin"))

@@ -333,7 +333,8 @@ final class DownloadTransfer: ResponseConsumer {
     private func statusError(_ response: Response) -> SessionError {
         if response.statusCode == 401 || response.statusCode == 407 {
             let failure = task.status.withLockedValue { $0.authenticationFailure }
-            let reason = failure?.description ?? "the server asks for authentication (\(response.statusCode))"
+            let who = response.statusCode == 407 ? "the proxy" : "the server"
+            let reason = failure?.description ?? "\(who) asks for authentication (\(response.statusCode))"
             return SessionError.authenticationFailed.with(DisplayText.sanitize(reason)).responding(response)
         }
         return SessionError.httpStatus.with("server answered \(response.statusCode) \(DisplayText.sanitize(response.reasonPhrase))")

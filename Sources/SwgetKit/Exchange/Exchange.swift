@@ -103,8 +103,9 @@ struct Exchange: Sendable {
         return .send(currentRequest)
     }
 
-    /// The response head of the current hop arrived.
-    mutating func headReceived(_ response: Response) -> Action {
+    /// The response head of the current hop arrived. `viaForwardProxy`: the hop was sent to a
+    /// forward proxy in absolute form, so a 407 is that proxy's challenge.
+    mutating func headReceived(_ response: Response, viaForwardProxy: Bool = false) -> Action {
         guard phase == .sending else {
             phase = .ended
             return .fail(SessionError.badResponse.with("unexpected response head"))
@@ -124,7 +125,7 @@ struct Exchange: Sendable {
             let downgrade = target.url.scheme?.lowercased() == "https" && next.url.scheme?.lowercased() == "http"
             return .decideRedirect(response, proposed: proposed, downgrade: downgrade)
         }
-        let isProxy = response.statusCode == 407 && acceptsProxyChallenges
+        let isProxy = response.statusCode == 407 && (acceptsProxyChallenges || viaForwardProxy)
         if response.statusCode == 401 || isProxy {
             let field = isProxy ? "Proxy-Authenticate" : "WWW-Authenticate"
             let challenges = AuthChallenge.parse(fields: response.headers.values(for: field))
@@ -194,7 +195,7 @@ struct Exchange: Sendable {
 
     /// A request for `range`-like fields at the current hop (a segment of a split download):
     /// the same URL, method and origin rules as the hop itself.
-    func request(adding fields: [(name: String, value: String)]) -> Request {
-        HopRequest.make(original: original, target: target, additions: fields)
+    func request(adding fields: [(name: String, value: String)], context: HopContext = HopContext()) -> Request {
+        HopRequest.make(original: original, target: target, additions: fields, context: context)
     }
 }

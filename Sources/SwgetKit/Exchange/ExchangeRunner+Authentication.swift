@@ -16,7 +16,14 @@ extension ExchangeRunner {
         let isConnect = request.method.uppercased() == "CONNECT"
         let uri = isConnect ? target.hostField.contains(":") ? target.hostField : "\(target.hostField):\(target.origin.port)"
                             : Self.requestTarget(request.url)
-        let challenged = ChallengedRequest(host: target.origin.host, port: target.origin.port, scheme: target.origin.scheme,
+        // A proxy's challenge is for the proxy's own protection space (NSURLProtectionSpace's
+        // proxy host and port), never the origin's.
+        var space = (host: target.origin.host, port: target.origin.port, scheme: target.origin.scheme)
+        if isProxy {
+            guard let proxy = session.configuration.proxy?.proxy(for: request.url) else { return false }
+            space = (proxy.host, proxy.port, proxy.kind == .https ? "https" : "http")
+        }
+        let challenged = ChallengedRequest(host: space.host, port: space.port, scheme: space.scheme,
                                            method: request.method.uppercased(), uri: uri,
                                            body: request.body.map { .bytes($0) } ?? .empty)
         var action = authentication.challenged(status: response.statusCode, challenges: challenges, request: challenged)
@@ -45,7 +52,7 @@ extension ExchangeRunner {
                     task.cancel()
                     return false
                 case .performDefaultHandling:
-                    action = authentication.credentialDecided(defaultCredential(for: challenge).map { .use($0) } ?? .noCredential)
+                    action = authentication.credentialDecided(defaultCredential(for: challenge, request: request).map { .use($0) } ?? .noCredential)
                 }
             }
         }
@@ -53,7 +60,9 @@ extension ExchangeRunner {
 
     /// Default handling: a credential not refused yet, from the storage, the request itself
     /// (its own origin only: credentials never follow a redirect to another origin), `.netrc`.
-    private func defaultCredential(for challenge: AuthenticationChallenge) -> Credential? {
+    /// `request` is the challenged one: a proxy's credential is that of the proxy its URL goes
+    /// through, never another proxy's.
+    private func defaultCredential(for challenge: AuthenticationChallenge, request: Request) -> Credential? {
         let space = challenge.protectionSpace
         let refused = challenge.previousFailureCount > 0 ? challenge.proposedCredential : nil
         let configuration = session.configuration
@@ -61,13 +70,22 @@ extension ExchangeRunner {
         if let stored = configuration.credentialStorage.defaultCredential(for: space) { candidates.append(stored) }
         candidates += configuration.credentialStorage.credentials(for: space).values.sorted { ($0.user ?? "") < ($1.user ?? "") }
         if space.isProxy {
-            if let proxy = configuration.proxy?.proxy(for: task.originalRequest.url), let credentials = proxy.credentials {
+            if let proxy = configuration.proxy?.proxy(for: request.url), proxy.host == space.host, proxy.port == space.port,
+               let credentials = proxy.credentials {
                 candidates.append(Credential(user: credentials.user, password: credentials.password, persistence: .forSession))
             }
         } else {
             let own = Origin(task.originalRequest.url)
             if own.host == space.host, own.port == space.port, own.scheme == space.scheme,
-               let credential = Self.ownCredential(of: task.originalRequest) {
+               var credential = Self.ownCredential(of: task.originalRequest) {
+                // A URL naming a user without a password takes that user's `.netrc` password
+                // (wget, curl).
+                let request = task.originalRequest
+                if request.credential == nil, request.url.password(percentEncoded: false) == nil, let user = credential.user,
+                   let entry = configuration.netrc?.lookup(host: space.host, login: user),
+                   entry.login == user, let password = entry.password {
+                    credential = Credential(user: user, password: password, persistence: .forSession)
+                }
                 candidates.append(credential)
             }
             let login = task.originalRequest.url.user(percentEncoded: false)

@@ -22,19 +22,33 @@ extension ExchangeRunner {
         } else if let answer = pendingAuthorization {
             context.authorization = answer
             pendingAuthorization = nil
-        } else if let preemptive = preemptiveAuthorization(for: request) {
+        } else if let preemptive = Self.preemptiveAuthorization(for: request, task: task) {
             context.authorization = (preemptive.field, preemptive.value)
             authentication.sentPreemptively(preemptive)
         }
         return context
     }
 
+    /// The stores' contribution to a segment's request (a range of the resource a split download
+    /// is on, at the hop its exchange reached): the cookies for its URL, and the credential its
+    /// protection space accepted (or Basic before any challenge, when the configuration says so).
+    static func segmentContext(for request: Request, task: SessionTask) -> HopContext {
+        var context = HopContext()
+        if task.originalRequest.shouldHandleCookies, let cookies = task.session.configuration.cookieStorage {
+            context.cookie = cookies.cookieHeader(for: request.url)
+        }
+        if let preemptive = preemptiveAuthorization(for: request, task: task) {
+            context.authorization = (preemptive.field, preemptive.value)
+        }
+        return context
+    }
+
     /// A credential the storage already saw accepted by this protection space, or Basic for the
     /// request's own credential when the configuration sends it before any challenge.
-    private func preemptiveAuthorization(for request: Request) -> PreemptiveAuthorization? {
+    private static func preemptiveAuthorization(for request: Request, task: SessionTask) -> PreemptiveAuthorization? {
         guard let target = try? HTTPTarget(request.url) else { return nil }
         let origin = target.origin
-        let configuration = session.configuration
+        let configuration = task.session.configuration
         let uri = Self.requestTarget(request.url)
         if let stored = configuration.credentialStorage.preemptiveAuthorization(
             host: origin.host, port: origin.port, scheme: origin.scheme, isProxy: false,

@@ -151,7 +151,7 @@ final class ExchangeRunner: Loader {
                     if reused && replacingStale && error == SessionError.connectionClosed { return (.stale, false) }
                     throw error
                 }
-                let (result, reusable) = try await answer(received, to: wire, on: connection, consumer)
+                let (result, reusable) = try await answer(received, to: wire, on: connection, viaForwardProxy: plan.absoluteForm, consumer)
                 return (.result(result), reusable)
             }
         }
@@ -212,14 +212,14 @@ final class ExchangeRunner: Loader {
     static let starvationDelay = TimeAmount.milliseconds(200)
 
     /// Decides what the head means and acts on it, on its connection.
-    private func answer(_ received: ReceivedHead, to request: Request, on connection: HTTPConnection,
+    private func answer(_ received: ReceivedHead, to request: Request, on connection: HTTPConnection, viaForwardProxy: Bool,
                         _ consumer: some ResponseConsumer) async throws(SessionError) -> (HopResult, reusable: Bool) {
         let final = try Self.final(received, to: request, original: task.originalRequest, on: connection)
         if received.trailingGarbage {
             task.emit(.warning("the server sent bytes after the end of the response; the connection is closed"))
         }
         absorb(final.response)
-        var next = exchange.headReceived(final.response)
+        var next = exchange.headReceived(final.response, viaForwardProxy: viaForwardProxy)
         if case .challenge(let response, let challenges, let isProxy) = next {
             let retry = await authenticate(response, challenges: challenges, isProxy: isProxy, request: request)
             next = exchange.challengeAnswered(retry: retry)
@@ -321,7 +321,9 @@ struct HTTPSegmentFetcher: SegmentFetcher {
 
     func fetch<T>(adding fields: [(name: String, value: String)],
                   _ body: (FinalResponse) async -> (T, reusable: Bool)) async throws(SessionError) -> T {
-        try await ExchangeRunner.fetch(exchange.request(adding: fields), for: task, proxyAuthorization: proxyAuthorization, body)
+        let context = ExchangeRunner.segmentContext(for: exchange.request(adding: fields), task: task)
+        return try await ExchangeRunner.fetch(exchange.request(adding: fields, context: context), for: task,
+                                              proxyAuthorization: proxyAuthorization, body)
     }
 }
 

@@ -70,6 +70,18 @@ enum HopRequest {
     /// Header fields bound to the original request's origin.
     static let originBoundFields = ["Authorization", "Cookie", "Proxy-Authorization"]
 
+    /// The stored `name=value` pairs whose name the user's own `Cookie` field does not set,
+    /// each prefixed with "; ": the user's value for a name wins, as in curl.
+    static func cookiesNotNamedIn(_ own: String, from stored: String) -> String {
+        func name(_ pair: Substring) -> Substring {
+            let trimmed = pair.drop { $0 == " " }
+            return trimmed.prefix { $0 != "=" }
+        }
+        let taken = Set(own.split(separator: ";").map(name))
+        return stored.split(separator: ";").filter { !taken.contains(name($0)) }
+            .map { "; " + $0.drop { $0 == " " } }.joined()
+    }
+
     /// The request for `target`, built from `original`: the original's fields (less the
     /// origin-bound ones at another origin, and less the body when the target sends none),
     /// then what the redirect delegate changed for this hop, then `additions` (range and
@@ -98,7 +110,7 @@ enum HopRequest {
         for field in additions { request.headers.set(field.name, field.value) }
         if let stored = context.cookie, !stored.isEmpty {
             let own = request.headers.values(for: "Cookie").joined(separator: "; ")
-            request.headers.set("Cookie", own.isEmpty ? stored : own + "; " + stored)
+            request.headers.set("Cookie", own.isEmpty ? stored : own + Self.cookiesNotNamedIn(own, from: stored))
         }
         if let (field, value) = context.authorization, field.caseInsensitiveEquals("Proxy-Authorization") || !request.headers.contains(field) {
             request.headers.set(field, value)
