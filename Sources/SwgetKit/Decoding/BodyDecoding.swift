@@ -6,7 +6,7 @@ import Foundation
 
 /// How a response's body is decoded: the pure rules, tested without sockets.
 ///
-/// Two kinds, as in the seeds: *content codings* (`Content-Encoding`, undone by the loading
+/// Two kinds, as in Apple's URL Loading System: *content codings* (`Content-Encoding`, undone by the loading
 /// system whenever the configuration decodes them) and *encoded payloads* (NSURLDownload's
 /// decoding: a `.gz` file that the delegate may choose to store decompressed).
 public struct BodyDecoding: Sendable, Equatable {

@@ -25,11 +25,11 @@ public struct SessionConfiguration: Sendable {
 
     /// Seconds allowed to establish a TCP (and TLS) connection to one host, all addresses included.
     public var connectTimeout: Duration = .seconds(30)
-    /// Longest silence between two received bytes before the transfer fails (the seeds'
-    /// `timeoutIntervalForRequest`).
+    /// Longest silence between two received bytes before the transfer fails
+    /// (NSURLSessionConfiguration's `timeoutIntervalForRequest`).
     public var idleReadTimeout: Duration = .seconds(60)
-    /// Longest time one task may take from start to finish; nil for no limit (the seeds'
-    /// `timeoutIntervalForResource`).
+    /// Longest time one task may take from start to finish; nil for no limit
+    /// (NSURLSessionConfiguration's `timeoutIntervalForResource`).
     public var resourceTimeout: Duration? = nil
     /// Open connections to one host (scheme, host, port) at once; further tasks wait.
     public var maxConnectionsPerHost: Int = 6

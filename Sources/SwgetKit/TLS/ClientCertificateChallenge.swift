@@ -32,19 +32,20 @@ public struct ClientCertificateChallenge: Sendable {
     }
 }
 
-/// A delegate's answer to a ``ClientCertificateChallenge`` (the seeds' dispositions for a
-/// client-certificate challenge).
+/// A delegate's answer to a ``ClientCertificateChallenge`` (NSURLSession's challenge dispositions,
+/// for a client-certificate challenge).
 public enum ClientCertificateDisposition: Sendable, Equatable {
     /// Present the configuration's identity (``ClientCertificateChallenge/proposedIdentity``), or
     /// none when there is none. What happens when the delegate does not answer.
     case performDefaultHandling
-    /// Present this identity (the seeds' "use credential" with an identity credential).
+    /// Present this identity (NSURLSessionAuthChallengeUseCredential with an identity credential).
     case useIdentity(ClientIdentity)
     /// Present no certificate: a server that requires one ends the handshake, one that only asks
     /// goes on.
     case continueWithoutIdentity
-    /// Abort the handshake: the task fails with a TLS error (the seeds' "cancel"). Not remembered:
-    /// the next connection to the server asks again.
+    /// Abort the handshake: the task fails with a TLS error
+    /// (NSURLSessionAuthChallengeCancelAuthenticationChallenge). Not remembered: the next
+    /// connection to the server asks again.
     case cancel
 
     /// The identity to present: nil for none; `.cancel` is nil too (the caller aborts first).

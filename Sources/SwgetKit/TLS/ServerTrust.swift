@@ -1,7 +1,7 @@
 /// A server-trust challenge: the certificate chain an https server presented, and what the
 /// default evaluation (chain to a trusted root, validity, host name) concluded about it.
-/// The delegate answers with a ``TrustDisposition`` (the seeds' NSURLAuthenticationChallenge
-/// with protection space `NSURLAuthenticationMethodServerTrust`).
+/// The delegate answers with a ``TrustDisposition`` (NSURLAuthenticationChallenge in Apple's URL
+/// Loading System, with protection space `NSURLAuthenticationMethodServerTrust`).
 public struct ServerTrustChallenge: Sendable {
     /// The host name (or IP literal) the task connected to.
     public let host: String
@@ -24,9 +24,11 @@ public enum TrustEvaluation: Sendable, Equatable {
 public enum TrustDisposition: Sendable, Equatable {
     /// Use the default evaluation's verdict (what happens when the delegate does not answer).
     case performDefaultHandling
-    /// Trust this server for this connection whatever the default evaluation said (the seeds'
-    /// "use credential" with a trust credential): pinning and private CAs are built on this.
+    /// Trust this server for this connection whatever the default evaluation said
+    /// (NSURLSessionAuthChallengeUseCredential with a trust credential): pinning and private CAs
+    /// are built on this.
     case accept
-    /// Refuse the connection even if the default evaluation trusted it (the seeds' "cancel").
+    /// Refuse the connection even if the default evaluation trusted it
+    /// (NSURLSessionAuthChallengeCancelAuthenticationChallenge).
     case reject
 }
