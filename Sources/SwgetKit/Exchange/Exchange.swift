@@ -73,6 +73,10 @@ struct Exchange: Sendable {
     /// instead of the original URL; the origin rule still compares with the original.
     init(original: Request, maxRedirects: Int, startingAt url: URL? = nil, acceptsProxyChallenges: Bool = false,
          upgrade: @escaping @Sendable (URL) -> URL? = { _ in nil }) {
+        // An HSTS upgrade of the original URL is the same resource: the origin rule compares
+        // later hops with the upgraded origin, so the user's credentials and cookies go with it.
+        var original = original
+        if let upgraded = upgrade(original.url) { original.url = upgraded }
         self.original = original
         self.upgrade = upgrade
         self.acceptsProxyChallenges = acceptsProxyChallenges

@@ -283,3 +283,35 @@ extension HopRequestTests {
         #expect(away.headers["Authorization"] == nil)
     }
 }
+
+/// An HSTS upgrade of the original URL (http → https at the same host) is the same resource:
+/// the user's credentials and cookies go to the upgraded URL, and still not to another origin.
+@Suite("Hop requests after an HSTS upgrade (pure)")
+struct HopRequestHSTSTests {
+    static let upgrade: @Sendable (URL) -> URL? = { url in
+        guard url.scheme == "http", url.host == "a.example",
+              var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return nil }
+        components.scheme = "https"
+        return components.url
+    }
+
+    @Test func theUpgradedOriginalKeepsItsCredentials() throws {
+        let original = HopRequestTests.original("http://a.example/dir/file")
+        var exchange = Exchange(original: original, maxRedirects: 5, upgrade: Self.upgrade)
+        guard case .send(let request) = exchange.start() else { Issue.record("no request"); return }
+        #expect(request.url.absoluteString == "https://a.example/dir/file")
+        // Proxy-Authorization goes only to a proxy, never to an origin.
+        #expect(HopRequestTests.hasSecrets(request) == [true, true, false])
+    }
+
+    @Test func aRedirectFromTheUpgradedURLToAnotherHostDropsThem() throws {
+        let original = HopRequestTests.original("http://a.example/dir/file")
+        var exchange = Exchange(original: original, maxRedirects: 5, upgrade: Self.upgrade)
+        _ = exchange.start()
+        let response = Response(url: URL(string: "https://a.example/dir/file")!, statusCode: 302, reasonPhrase: "Found",
+                                httpVersion: "HTTP/1.1", headers: HeaderFields([("Location", "https://b.example/x")]),
+                                expectedContentLength: 0)
+        guard case .decideRedirect(_, let proposed, _) = exchange.headReceived(response) else { Issue.record("no redirect"); return }
+        #expect(HopRequestTests.hasSecrets(proposed) == [false, false, false])
+    }
+}
