@@ -189,6 +189,49 @@ struct LibraryContractTests {
         #expect(files(in: base + "/downloads").isEmpty)
     }
 
+    /// Resume data stores the URL's password masked; a task made from it never sends the mask:
+    /// the delegate's credential answers the challenge.
+    @Test func resumeDataNeverSendsTheMaskedPassword() async throws {
+        let dir = try makeTemporaryDirectory()
+        let counter = Counter()
+        let authorizations = Mutex<[String]>([])
+        try await withServer({ request in
+            let authorization = request.header("Authorization") ?? "-"
+            authorizations.withLock { $0.append(authorization) }
+            guard authorization == basic("u", "s3cret") else {
+                return TestResponse.status(401).withHeader("WWW-Authenticate", "Basic realm=\"r\"")
+            }
+            let response = TestResponse.serving(Self.source, to: request, etag: "\"p1\"")
+            return counter.next() == 1 ? response.stalling(afterBodyBytes: 300_000) : response
+        }) { server in
+            let url = server.baseURL.replacingOccurrences(of: "http://", with: "http://u:s3cret@") + "/p.bin"
+            // Ephemeral sessions: no credential is remembered from one to the next.
+            let task = Session(configuration: .ephemeral).downloadTask(with: request(url), destination: .directory(dir))
+            task.resume()
+            while task.countOfBytesReceived < 300_000 { try await Task.sleep(for: .milliseconds(5)) }
+            let data = try #require(await task.cancelProducingResumeData())
+            #expect(!data.originalURL.contains("s3cret"))
+            // Without anyone to answer, the challenge fails; the mask is not tried as a password.
+            let unanswered = Session(configuration: .ephemeral).downloadTask(withResumeData: data)
+            let failure = await unanswered.outcome()
+            #expect(failure?.category == .authentication, "\(String(describing: failure))")
+            let delegate = AnsweringDelegate(Credential(user: "u", password: "s3cret", persistence: .forSession))
+            let resumed = Session(configuration: .ephemeral, delegate: delegate).downloadTask(withResumeData: data)
+            #expect(await resumed.outcome() == nil)
+        }
+        #expect(!authorizations.withLock { $0 }.contains(basic("u", "***")))
+        #expect(fingerprint(contents(dir + "/p.bin")) == fingerprint(Self.source))
+    }
+
+    /// Answers every authentication challenge with one credential.
+    final class AnsweringDelegate: SessionDelegate {
+        let credential: Credential
+        init(_ credential: Credential) { self.credential = credential }
+        func task(_ task: SessionTask, didReceive challenge: AuthenticationChallenge) async -> AuthChallengeDisposition {
+            .useCredential(credential)
+        }
+    }
+
     @Test func aRestartFromZeroIsAnEvent() async throws {
         let dir = try makeTemporaryDirectory()
         let counter = Counter()

@@ -76,7 +76,14 @@ public final class Session: Sendable {
     /// where the finished file goes; nil keeps the final path the data names. A different
     /// destination moves the part there first.
     public func downloadTask(withResumeData data: ResumeData, destination: DownloadDestination? = nil) -> DownloadTask {
-        let request = Request(string: data.originalURL) ?? Request(url: URL(filePath: "/"))
+        var request = Request(string: data.originalURL) ?? Request(url: URL(filePath: "/"))
+        // The stored URL's password is masked: never send the mask. The user name stays, so a
+        // challenge is answered from the credential storage, `.netrc` or the delegate.
+        if request.url.password(percentEncoded: true) != nil,
+           var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false) {
+            components.password = nil
+            if let url = components.url { request.url = url }
+        }
         let target = destination ?? .file(data.finalPath)
         return register { DownloadTask(session: self, identifier: $0, request: request, destination: target, resumeData: data) }
     }
