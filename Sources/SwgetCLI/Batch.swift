@@ -15,7 +15,8 @@ struct Batch: Sendable {
     let session: Session
     let reporter: Reporter
     let interruption: Interruption
-    let destination: DownloadDestination
+    /// Where each job's file goes (and the conditions `-N` adds to its request).
+    let placement: Placement
     let spider: Bool
     /// wget's FTP globbing: `ftp://host/pub/*.iso` becomes one job per matching file.
     var expandsFTPGlobs = true
@@ -92,11 +93,16 @@ struct Batch: Sendable {
             reporter.reportFailure(url: job.label, message: "invalid URL", exitCode: ExitStatus.generic.rawValue)
             return Outcome(status: .generic)
         }
-        let task = session.downloadTask(with: request, destination: destination)
+        let (placed, destination) = placement.place(request)
+        let task = session.downloadTask(with: placed, destination: destination)
         let error = await task.outcome()
         let url = request.url.absoluteString
         if let skipped = task.skippedExistingFile {
             reporter.reportSkipped(skipped.path(percentEncoded: false))
+            return Outcome(status: .success, skipped: true)
+        }
+        if error == nil, task.isNotModified {
+            reporter.reportNotModified(url: url)
             return Outcome(status: .success, skipped: true)
         }
         guard let error else { return Outcome(status: .success, bytes: task.countOfBytesReceived) }

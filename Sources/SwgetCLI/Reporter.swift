@@ -88,6 +88,12 @@ final class Reporter: SessionDelegate {
         say("File '\(DisplayText.sanitize(Terminal.relativePath(path)))' already there; not retrieving.", brief: true)
     }
 
+    /// `-N`: the local file is as new as the server's.
+    func reportNotModified(url: String) {
+        block?.finish(-1, permanent: nil)
+        say("Server file no newer than local file for \(DisplayText.sanitize(URLDisplay.maskedString(url))) -- not retrieving.", brief: true)
+    }
+
     /// `--spider`: the URL answered with success.
     func reportExists(url: String, response: Response?) {
         guard let response else { return }

@@ -38,6 +38,7 @@ struct SwgetCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Input and batches") var input: InputOptions
     @OptionGroup(title: "Where files go") var destination: DestinationOptions
+    @OptionGroup(title: "Directories, names and timestamps") var layout: LayoutOptions
     @OptionGroup(title: "Output") var output: OutputOptions
     @OptionGroup(title: "HTTP") var http: HTTPOptions
     @OptionGroup(title: "TLS") var tls: TLSOptions
@@ -108,7 +109,7 @@ struct SwgetCommand: AsyncParsableCommand {
         defer { resize.cancel() }
         let started = Terminal.now()
         let batch = Batch(session: session, reporter: reporter, interruption: interruption,
-                          destination: destination.destination, spider: output.spider, expandsFTPGlobs: ftp.glob)
+                          placement: layout.placement(destination.destination), spider: output.spider, expandsFTPGlobs: ftp.glob)
         let tally = await batch.run(jobs, parallel: input.parallel)
         session.finishTasksAndInvalidate()
         stores.save(configuration, warn: warn)
@@ -165,6 +166,7 @@ struct SwgetCommand: AsyncParsableCommand {
         guard var request = Request(string: text) else { return nil }
         if let port = request.url.port, !(1...65535).contains(port) { return nil }
         http.apply(to: &request)
+        layout.apply(to: &request)
         request.credential = credential
         return request
     }
@@ -174,6 +176,7 @@ struct SwgetCommand: AsyncParsableCommand {
         // running the same command again continues it (after a crash, Ctrl-C or kill -9).
         var configuration = SessionConfiguration.background(identifier: "swget")
         transfer.apply(to: &configuration)
+        layout.apply(to: &configuration)
         http.apply(to: &configuration)
         for warning in try tls.load(into: &configuration) { reporter.reportWarning(warning) }
         auth.apply(to: &configuration)

@@ -13,20 +13,43 @@ public enum SuggestedFilename {
     /// segment of `trustServerNames ? finalURL : requestURL` (percent-decoded, query ignored), then "index.html".
     /// Every candidate goes through `FilenameSanitizer`; an unusable one falls through to the next rule.
     /// When the chosen name has no dot at all and `mimeType` is in `extensionsByMIMEType`, that extension is
-    /// appended ("download" + text/html -> "download.html").
+    /// appended ("download" + text/html -> "download.html"). `defaultName` replaces
+    /// "index.html" (wget's `--default-page`); `adjustsExtension` appends `.html` to an HTML
+    /// answer's name that does not end in `.html`/`.htm`, `.css` to a stylesheet's (wget's `-E`).
     public static func make(
         contentDisposition: String?, requestURL: URL, finalURL: URL, mimeType: String?,
-        useContentDisposition: Bool = true, trustServerNames: Bool = false
+        useContentDisposition: Bool = true, trustServerNames: Bool = false,
+        defaultName: String = fallbackName, adjustsExtension: Bool = false
     ) -> String {
-        var name = fallbackName
+        var name = FilenameSanitizer.sanitize(defaultName) ?? fallbackName
         if useContentDisposition, let header = contentDisposition,
             let suggested = ContentDisposition(header)?.filename.flatMap(FilenameSanitizer.sanitize) {
             name = suggested
         } else if let fromURL = nameFromURL(trustServerNames ? finalURL : requestURL) {
             name = fromURL
         }
+        if adjustsExtension, let ext = adjustedExtension(name, mimeType: mimeType) {
+            return FilenameSanitizer.truncated(name + ext, maxBytes: FilenameSanitizer.maxNameBytes)
+        }
         guard !name.contains("."), let ext = mimeExtension(mimeType) else { return name }
         return FilenameSanitizer.truncated(name + ext, maxBytes: FilenameSanitizer.maxNameBytes)
+    }
+
+    /// wget's `-E`: the extension an HTML or CSS answer's name lacks, if any.
+    static func adjustedExtension(_ name: String, mimeType: String?) -> String? {
+        let lowered = name.lowercased()
+        switch mimeExtension(mimeType) {
+        case ".html" where !lowered.hasSuffix(".html") && !lowered.hasSuffix(".htm"): return ".html"
+        case ".css" where !lowered.hasSuffix(".css"): return ".css"
+        default: return nil
+        }
+    }
+
+    /// The name of `url`'s last path segment as the naming rules make it (percent-decoded,
+    /// sanitised), or `defaultName` when the URL has none: the name a download of `url` gets
+    /// when the server names nothing (wget's `-N` looks for this file).
+    public static func fromURL(_ url: URL, defaultName: String = fallbackName) -> String {
+        nameFromURL(url) ?? FilenameSanitizer.sanitize(defaultName) ?? fallbackName
     }
 
     /// The sanitised, percent-decoded last path segment; nil when the path is empty or ends in "/".

@@ -24,6 +24,8 @@ public struct DownloadDestination: Sendable, Equatable {
         case uniqueName
         /// Leave the existing file alone and skip the download (`-nc`).
         case skip
+        /// Replace the existing file once the new one is complete (atomically; wget's `-N`).
+        case replace
     }
 
     public var target: Target
@@ -41,6 +43,16 @@ public struct DownloadDestination: Sendable, Equatable {
     /// (the error carries the response). With it on, the body is published and the task still
     /// fails with that error.
     public var keepsErrorResponses = false
+    /// Give the published file the server's `Last-Modified` as its modification time (wget's
+    /// default, curl's `--remote-time`). Off by default; never for standard output or a file
+    /// written in place.
+    public var setsModificationDate = false
+    /// The name of a file whose URL ends in `/` and that no Content-Disposition names
+    /// (wget's `--default-page`).
+    public var defaultPageName = SuggestedFilename.fallbackName
+    /// Append `.html` to the name of an HTML answer (`text/html`, `application/xhtml+xml`)
+    /// that does not end in `.html` or `.htm`, and `.css` to a `text/css` one (wget's `-E`).
+    public var adjustsExtension = false
 
     public init(_ target: Target) { self.target = target }
 

@@ -27,6 +27,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     struct Findings {
         var location: String?
         var skippedExistingFile: String?
+        var notModified = false
         var partialFile: String?
         var decoding: BodyDecoding?
         var decodedCodings: [ContentCoding] = []
@@ -51,6 +52,9 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     /// Set instead of ``location`` when the collision policy was ``DownloadDestination/Collision/skip``
     /// and the file already existed: the task succeeded without downloading.
     public var skippedExistingFile: URL? { findings.withLockedValue { $0.skippedExistingFile }.map(Self.fileURL) }
+    /// True when the request's ``CachePolicy/reloadRevalidatingCacheData(_:)`` found the
+    /// caller's copy current (a 304, or an unchanged 200): the task succeeded without a file.
+    public var isNotModified: Bool { findings.withLockedValue { $0.notModified } }
     /// The `.part` file a failed task left behind, if any.
     public var partialFile: URL? { findings.withLockedValue { $0.partialFile }.map(Self.fileURL) }
     /// How the response's body was judged for decoding (the one decision, made once per

@@ -53,7 +53,12 @@ extension DownloadTransfer {
     /// The collision policy of this task's destination.
     var policy: DestinationFile.Policy {
         switch task.destination.target {
-        case .directory: task.destination.collision == .skip ? .noClobber : .unique
+        case .directory:
+            switch task.destination.collision {
+            case .skip: .noClobber
+            case .uniqueName: .unique
+            case .replace: .overwrite
+            }
         case .file, .standardOutput: .overwrite
         }
     }
@@ -191,8 +196,11 @@ extension DownloadTransfer {
             }
             return .part(file)
         case .directory(let directory):
-            var name = response.suggestedFilename(useContentDisposition: task.destination.useContentDisposition,
-                                                  trustServerNames: task.destination.trustServerNames)
+            let destination = task.destination
+            var name = response.suggestedFilename(useContentDisposition: destination.useContentDisposition,
+                                                  trustServerNames: destination.trustServerNames,
+                                                  defaultName: destination.defaultPageName,
+                                                  adjustsExtension: destination.adjustsExtension)
             if state.decodesPayload == true {
                 // `x.part.gz` decodes to `x.part`: the rewritten name obeys the same rule.
                 name = FilenameSanitizer.withoutReservedSuffix(BodyDecoding.decodedName(name))

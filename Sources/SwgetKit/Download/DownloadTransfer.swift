@@ -78,6 +78,13 @@ final class DownloadTransfer: ResponseConsumer {
         }
         task.findings.withLockedValue { $0.decoding = decoding }
         task.emit(.response(response))
+        if task.originalRequest.cachePolicy.isNotModified(response) {
+            // The caller's copy is current: nothing is written, nothing published.
+            task.findings.withLockedValue { $0.notModified = true }
+            file?.abandon()
+            file = nil
+            return .done(reusable: await ExchangeRunner.skipBody(of: final))
+        }
         switch verdict {
         case .fail(let reason):
             return .failed(SessionError.badResponse.with(reason), reusable: false)
@@ -289,6 +296,7 @@ final class DownloadTransfer: ResponseConsumer {
             return .failed(error, reusable: reusable)
         }
         if let paths = file.paths { ResumeStore.remove(at: paths) }
+        if task.destination.setsModificationDate, case .part = file { Self.setModificationDate(of: location, from: task.response) }
         self.file = nil
         task.findings.withLockedValue {
             $0.location = location
@@ -384,5 +392,16 @@ extension ResumeData {
         data.partPath = paths.partPath
         data.finalPath = paths.finalPath
         return data
+    }
+}
+
+extension DownloadTransfer {
+    /// Gives a published file the answer's `Last-Modified` as its modification time (wget's
+    /// default, curl's `--remote-time`); a missing or unreadable date leaves the time alone.
+    static func setModificationDate(of path: String, from response: Response?) {
+        guard let header = response?.headers["Last-Modified"], let date = HTTPDate.parse(header) else { return }
+        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
+        _ = utimensat(AT_FDCWD, path, &times, 0)
     }
 }

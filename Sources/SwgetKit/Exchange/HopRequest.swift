@@ -105,6 +105,9 @@ enum HopRequest {
         if !Origin(original.url).isSame(as: Origin(target.url)) {
             for name in originBoundFields { request.headers.remove(name) }
         }
+        for field in original.cachePolicy.fields where !request.headers.contains(field.name) {
+            request.headers.set(field.name, field.value)
+        }
         for name in target.delegateRemovals { request.headers.remove(name) }
         for field in target.delegateHeaders { request.headers.set(field.name, field.value) }
         for field in additions { request.headers.set(field.name, field.value) }

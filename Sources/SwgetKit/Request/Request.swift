@@ -22,6 +22,8 @@ public struct Request: Sendable, Equatable {
     /// The credential for this request's own origin (like a `user:password@` in the URL, which
     /// it overrides): answers challenges there, never sent to another origin.
     public var credential: Credential?
+    /// How copies the caller already has are treated (NSURLRequest's `cachePolicy`).
+    public var cachePolicy = CachePolicy.useProtocolCachePolicy
 
     public init(url: URL, method: String = "GET", headers: HeaderFields = [:], body: [UInt8]? = nil) {
         self.url = url

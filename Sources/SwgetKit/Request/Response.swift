@@ -57,10 +57,12 @@ public struct Response: Sendable, Equatable {
     }
 
     /// The suggested filename with the naming switches of the command line.
-    public func suggestedFilename(useContentDisposition: Bool, trustServerNames: Bool) -> String {
+    public func suggestedFilename(useContentDisposition: Bool, trustServerNames: Bool,
+                                  defaultName: String = SuggestedFilename.fallbackName, adjustsExtension: Bool = false) -> String {
         SuggestedFilename.make(contentDisposition: headers["Content-Disposition"], requestURL: originalURL,
                                finalURL: url, mimeType: mimeType,
-                               useContentDisposition: useContentDisposition, trustServerNames: trustServerNames)
+                               useContentDisposition: useContentDisposition, trustServerNames: trustServerNames,
+                               defaultName: defaultName, adjustsExtension: adjustsExtension)
     }
 
     /// True for 2xx.
