@@ -162,13 +162,25 @@ struct SwgetCommand: AsyncParsableCommand {
         // Spaces and control characters are never part of a URL typed on a command line.
         guard !argument.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else { return nil }
         // data: URLs have no "//" (RFC 2397).
-        let text = argument.contains("://") || argument.lowercased().hasPrefix("data:") ? argument : "http://" + argument
+        var text = argument.contains("://") || argument.lowercased().hasPrefix("data:") ? argument : "http://" + argument
+        // Internationalised names and non-ASCII paths: the punycode host (IDNA 2008 / UTS #46
+        // through libidn2) and UTF-8 percent-encoding go on the wire.
+        if text.unicodeScalars.contains(where: { $0.value > 0x7F }) || Self.hostIsPercentEncoded(text) {
+            guard let typed = try? TypedURL(text) else { return nil }
+            text = typed.wire
+        }
         guard var request = Request(string: text) else { return nil }
         if let port = request.url.port, !(1...65535).contains(port) { return nil }
         http.apply(to: &request)
         layout.apply(to: &request)
         request.credential = credential
         return request
+    }
+
+    /// `http://b%C3%BCcher.example/`: a host the URL Standard decodes before IDNA.
+    private static func hostIsPercentEncoded(_ text: String) -> Bool {
+        guard let start = text.firstRange(of: "://")?.upperBound else { return false }
+        return text[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }.contains("%")
     }
 
     private func makeConfiguration(reporter: Reporter) throws(TLSSetupError) -> SessionConfiguration {
