@@ -88,7 +88,9 @@ extension ExchangeRunner {
                 }
                 candidates.append(credential)
             }
-            let login = task.originalRequest.url.user(percentEncoded: false)
+            // The URL's user names the `.netrc` entry at its own origin only.
+            let atOwnOrigin = own.host == space.host && own.port == space.port && own.scheme == space.scheme
+            let login = atOwnOrigin ? task.originalRequest.url.user(percentEncoded: false) : nil
             if let entry = configuration.netrc?.lookup(host: space.host, login: login), let password = entry.password {
                 candidates.append(Credential(user: entry.login ?? login ?? "", password: password, persistence: .forSession))
             }

@@ -74,7 +74,8 @@ extension ExchangeRunner {
         if let hsts = configuration.hsts, response.url.scheme?.lowercased() == "https",
            let header = response.headers["Strict-Transport-Security"], let host = response.url.host {
             _ = hsts.learn(header: header, host: host, port: response.url.port ?? 443,
-                           overTrustedTLS: configuration.tls.verification == .full)
+                           overTrustedTLS: configuration.tls.verification == .full
+                               && !task.status.withLockedValue { $0.trustOverridden })
         }
     }
 

@@ -38,6 +38,9 @@ public class SessionTask: @unchecked Sendable {
         var attempt = 1
         /// Why authentication ended in a refusal, when it did (the final answer is then a 401/407).
         var authenticationFailure: AuthenticationFailure?
+        /// The delegate trusted a certificate the default evaluation refused: this task's
+        /// answers do not count as verified HTTPS (HSTS learns nothing from them).
+        var trustOverridden = false
         /// The connections in use (several for a segmented download), closed by a cancellation
         /// so that waiting reads end at once.
         var connections: [Int: HTTPConnection] = [:]

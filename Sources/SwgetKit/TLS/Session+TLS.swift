@@ -23,7 +23,11 @@ extension Session {
                 let challenge = ServerTrustChallenge(host: host, port: port, certificateChain: ders, defaultEvaluation: verdict)
                 disposition = await task.decide { await $0.task(task, didReceive: challenge) } ?? .performDefaultHandling
             }
-            return TrustDecision.decide(evaluation: verdict, disposition: disposition, pinMismatch: pinMismatch)
+            let decision = TrustDecision.decide(evaluation: verdict, disposition: disposition, pinMismatch: pinMismatch)
+            if case .untrusted = verdict, case .trusted = decision {
+                task?.status.withLockedValue { $0.trustOverridden = true }
+            }
+            return decision
         }
         var clientCertificate: (@Sendable (String, Int) async -> ClientCertificateDisposition)?
         if delegate != nil {

@@ -306,8 +306,10 @@ struct AuthenticationTests {
                 #expect(String(decoding: data, as: UTF8.self) == "elsewhere")
                 #expect(other.requests.count == 1 && other.requests[0].header("Authorization") == nil)
 
-                // Without a credential there is nothing to send.
-                let (_, anonymous) = try await Session(configuration: configuration).data(for: request(server.baseURL + "/f"))
+                // Without a credential (and a storage of its own) there is nothing to send.
+                var fresh = isolatedConfiguration()
+                fresh.sendsCredentialsPreemptively = true
+                let (_, anonymous) = try await Session(configuration: fresh).data(for: request(server.baseURL + "/f"))
                 #expect(anonymous.statusCode == 401)
                 #expect(server.requests.last?.header("Authorization") == nil)
             }
