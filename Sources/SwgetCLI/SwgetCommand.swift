@@ -46,6 +46,7 @@ struct SwgetCommand: AsyncParsableCommand {
     @OptionGroup(title: "Authentication") var auth: AuthOptions
     @OptionGroup(title: "Cookies") var cookies: CookieOptions
     @OptionGroup(title: "Proxies") var proxies: ProxyOptions
+    @OptionGroup(title: "Network") var network: NetworkOptions
     @OptionGroup(title: "Retries, timeouts and speed") var transfer: TransferOptions
     @OptionGroup(title: "FTP") var ftp: FTPOptions
 
@@ -189,6 +190,7 @@ struct SwgetCommand: AsyncParsableCommand {
         var configuration = SessionConfiguration.background(identifier: "swget")
         transfer.apply(to: &configuration)
         layout.apply(to: &configuration)
+        network.apply(to: &configuration)
         http.apply(to: &configuration)
         for warning in try tls.load(into: &configuration) { reporter.reportWarning(warning) }
         auth.apply(to: &configuration)

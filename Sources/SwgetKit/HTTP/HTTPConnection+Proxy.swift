@@ -20,13 +20,7 @@ extension HTTPConnection {
         let handshakeFailure = TLSHandshakeFailure.Box()
         let proxyTrustFailure = TrustFailureBox()
         let proxyHandshakeFailure = TLSHandshakeFailure.Box()
-        let bootstrap = ClientBootstrap(group: eventLoop)
-            .connectTimeout(settings.connectTimeout)
-            .channelOption(.autoRead, value: false)
-            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
-            .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(
-                minimum: 1024, initial: min(64 * 1024, settings.maximumRead), maximum: settings.maximumRead))
-            .channelOption(.maxMessagesPerRead, value: settings.rateLimiter == nil ? UInt(4) : UInt(1))
+        let bootstrap = settings.bootstrap(on: eventLoop)
         let connected: (Channel, EventLoopFuture<ProxyTunnel>?)
         do {
             connected = try await bootstrap.connect(host: proxy.host, port: proxy.port) { channel in

@@ -50,6 +50,26 @@ final class HTTPConnection: Sendable {
         var rateLimiter: RateLimiter?
         /// The proxy the connection goes through, if any.
         var route: ProxyRoute?
+        var addressFamily = AddressFamily.any
+        /// The local address to connect from; nil for the system's choice.
+        var localAddress: SocketAddress?
+
+        /// A bootstrap with these settings' socket options, family and local address.
+        func bootstrap(on eventLoop: EventLoop) -> ClientBootstrap {
+            var bootstrap = ClientBootstrap(group: eventLoop)
+                .connectTimeout(connectTimeout)
+                .channelOption(.autoRead, value: false)
+                .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+                .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(
+                    minimum: 1024, initial: min(64 * 1024, maximumRead), maximum: maximumRead))
+                // Under a rate limit every socket read is paid for before the next: one per read().
+                .channelOption(.maxMessagesPerRead, value: rateLimiter == nil ? UInt(4) : UInt(1))
+            if addressFamily != .any {
+                bootstrap = bootstrap.resolver(AddressFamilyResolver(family: addressFamily, eventLoop: eventLoop))
+            }
+            if let localAddress { bootstrap = bootstrap.bind(to: localAddress) }
+            return bootstrap
+        }
     }
 
     /// How a connection reaches its origin through a proxy.
@@ -78,14 +98,7 @@ final class HTTPConnection: Sendable {
         // While another connection's first TLS handshake to this origin runs, wait for its
         // session (see TLSSessionCache): one full handshake per origin, the others resume.
         let firstHandshake = await settings.tls?.admit(host: host, port: origin.port)
-        let bootstrap = ClientBootstrap(group: eventLoop)
-            .connectTimeout(settings.connectTimeout)
-            .channelOption(.autoRead, value: false)
-            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
-            .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(
-                minimum: 1024, initial: min(64 * 1024, settings.maximumRead), maximum: settings.maximumRead))
-            // Under a rate limit every socket read is paid for before the next: one per read().
-            .channelOption(.maxMessagesPerRead, value: settings.rateLimiter == nil ? UInt(4) : UInt(1))
+        let bootstrap = settings.bootstrap(on: eventLoop)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try configurePipeline(channel: channel, host: host, port: origin.port,

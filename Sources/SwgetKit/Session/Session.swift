@@ -175,6 +175,14 @@ public final class Session: Sendable {
             maxHeaderBytes: configuration.maxResponseHeaderBytes,
             tls: nil)
         settings.rateLimiter = rateLimiter
+        settings.addressFamily = configuration.addressFamily
+        if let local = configuration.localAddress {
+            do {
+                settings.localAddress = try SocketAddress(ipAddress: local, port: 0)
+            } catch {
+                throw SessionError.connectFailed.with("cannot bind to '\(DisplayText.sanitize(local))': not an IP address")
+            }
+        }
         guard origin.scheme == "https" else { return settings }
         settings.tls = try tlsConnector(for: task)
         return settings

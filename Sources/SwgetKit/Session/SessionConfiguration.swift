@@ -25,6 +25,11 @@ public struct SessionConfiguration: Sendable {
 
     /// Seconds allowed to establish a TCP (and TLS) connection to one host, all addresses included.
     public var connectTimeout: Duration = .seconds(30)
+    /// Connect over IPv4 only, IPv6 only, or both (the default; wget's and curl's `-4`/`-6`).
+    public var addressFamily = AddressFamily.any
+    /// The local address connections are made from (wget's `--bind-address`); nil lets the
+    /// system choose.
+    public var localAddress: String?
     /// Longest silence between two received bytes before the transfer fails
     /// (NSURLSessionConfiguration's `timeoutIntervalForRequest`).
     public var idleReadTimeout: Duration = .seconds(60)
