@@ -26,7 +26,7 @@ public struct AuthenticationChallenge: Sendable, Equatable {
 }
 
 /// The request a 401 or 407 answered, as the authentication machine needs it.
-public struct ChallengedRequest: Sendable, Equatable {
+struct ChallengedRequest: Sendable, Equatable {
     /// The origin's host, port and scheme for a 401; the proxy's for a 407.
     public let host: String
     /// The port of that host.
@@ -54,7 +54,7 @@ public struct ChallengedRequest: Sendable, Equatable {
 /// The answer to an ``AuthenticationChallenge``, once the driver has consulted the delegate,
 /// the storage, the URL's userinfo and `.netrc` (in that order; the order is the driver's).
 /// Apple's "cancel" disposition is the driver's own business (it cancels the task).
-public enum CredentialDecision: Sendable, Equatable {
+enum CredentialDecision: Sendable, Equatable {
     /// Retry with this credential.
     case use(Credential)
     /// Nothing to answer with: the task fails with ``AuthenticationFailure/credentialsRequired(_:)``.
@@ -99,7 +99,7 @@ public enum AuthenticationFailure: Error, Sendable, Hashable, CustomStringConver
 }
 
 /// A credential the server accepted, to be remembered by ``CredentialStorage/remember(_:)``.
-public struct AcceptedAuthentication: Sendable, Equatable {
+struct AcceptedAuthentication: Sendable, Equatable {
     /// The space that accepted it.
     public let space: ProtectionSpace
     /// The credential accepted.
@@ -112,7 +112,7 @@ public struct AcceptedAuthentication: Sendable, Equatable {
 /// ``CredentialStorage/preemptiveAuthorization(host:port:scheme:isProxy:method:uri:body:)`` or,
 /// for `--auth-no-challenge`, ``basic(_:for:)``. Pass it to
 /// ``AuthenticationState/sentPreemptively(_:)`` when the request carries it.
-public struct PreemptiveAuthorization: Sendable, Equatable {
+struct PreemptiveAuthorization: Sendable, Equatable {
     /// The space the credential was accepted for.
     public let space: ProtectionSpace
     /// The credential sent.
@@ -144,7 +144,7 @@ public struct PreemptiveAuthorization: Sendable, Equatable {
 
 /// A server challenge swget can answer, ranked: Digest over Basic; among Digest, SHA-512-256 >
 /// SHA-256 > MD5, and with `qop` over RFC 2069's form without.
-public enum SupportedChallenge: Sendable, Equatable {
+enum SupportedChallenge: Sendable, Equatable {
     /// A Digest challenge, checked, with the server's challenge.
     case digest(DigestChallenge, AuthChallenge)
     /// A Basic challenge.

@@ -27,7 +27,7 @@
 ///   retry sets one field and leaves the other as it was on the request.
 /// - The machine never calls the storage, the delegate or a clock; client nonces come from the
 ///   injected `cnonce` source.
-public struct AuthenticationState: Sendable {
+struct AuthenticationState: Sendable {
     /// What the driver does next.
     public enum Action: Sendable, Equatable {
         /// Set `field` to `value` on the same request (same method, target and body) and send it again.

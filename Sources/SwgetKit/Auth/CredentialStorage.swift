@@ -125,7 +125,7 @@ public final class CredentialStorage: Sendable {
     /// Records a credential the server accepted (``AuthenticationState/succeeded()``): a
     /// `.forSession` credential becomes its space's default, with the Digest nonce state if any,
     /// so later requests can send it at once. `.none` credentials are not remembered.
-    public func remember(_ accepted: AcceptedAuthentication) {
+    func remember(_ accepted: AcceptedAuthentication) {
         guard accepted.credential.persistence != .none else { return }
         state.withLock { state in
             state.touch(accepted.space)
@@ -142,7 +142,7 @@ public final class CredentialStorage: Sendable {
     /// next count (advanced here). Nil when there is none, when a Digest space has no nonce left,
     /// or when the credential cannot be encoded. Paths are not compared (Apple's protection spaces
     /// have none): within one origin, the last space that accepted a credential is tried.
-    public func preemptiveAuthorization(host: String, port: Int, scheme: String, isProxy: Bool,
+    func preemptiveAuthorization(host: String, port: Int, scheme: String, isProxy: Bool,
                                         method: String, uri: String, body: DigestEntityBody) -> PreemptiveAuthorization? {
         let origin = ProtectionSpace(host: host, port: port, scheme: scheme, realm: nil, isProxy: isProxy)
         return state.withLock { state in

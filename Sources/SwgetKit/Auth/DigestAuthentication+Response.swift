@@ -26,7 +26,7 @@ public enum DigestEntityBody: Sendable, Hashable {
 /// requests sent with one nonce) lets later requests to a protection space authenticate without
 /// a new challenge. The cnonce stays the same for the nonce's life, which the `-sess` algorithms
 /// need (their A1 is fixed by the first cnonce) and the others allow.
-public struct DigestNonceState: Sendable, Hashable {
+struct DigestNonceState: Sendable, Hashable {
     /// The challenge that gave the nonce.
     public let challenge: DigestChallenge
     /// The client nonce used with it.

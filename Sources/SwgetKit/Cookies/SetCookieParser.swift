@@ -60,7 +60,7 @@ public struct SetCookie: Hashable, Sendable {
 /// value exceeds 1,024 bytes is ignored on its own; a whole header value over 65,536 bytes is refused
 /// without being read (no valid cookie can be that long). Unknown attributes are ignored. Deliberate
 /// deviation: a cookie without a name (`Set-Cookie: value` or `=value`) is refused, as curl and wget do.
-public enum SetCookieParser {
+enum SetCookieParser {
     /// Name plus value, in bytes (§5.6 step 5).
     public static let maxNameValueBytes = 4096
     /// One attribute value, in bytes (§5.6, attribute step 6).

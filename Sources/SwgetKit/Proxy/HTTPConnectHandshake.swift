@@ -118,14 +118,14 @@ public struct HTTPConnectHandshake: ProxyHandshakeMachine {
     // MARK: ProxyHandshakeMachine
 
     /// Writes the request.
-    public mutating func start() -> ProxyHandshakeStep {
+    mutating func start() -> ProxyHandshakeStep {
         guard !started else { return ProxyHandshakeStep(result: .failed(.malformedResponse("handshake started twice"))) }
         started = true
         return ProxyHandshakeStep(write: request, result: .needMoreData)
     }
 
     /// Feeds the proxy's bytes to the parser and maps its outcome.
-    public mutating func receive(_ bytes: [UInt8]) -> ProxyHandshakeStep {
+    mutating func receive(_ bytes: [UInt8]) -> ProxyHandshakeStep {
         guard let outcome = parser.parse(bytes) else { return ProxyHandshakeStep(result: .needMoreData) }
         switch outcome {
         case .established(let head, let leftover):

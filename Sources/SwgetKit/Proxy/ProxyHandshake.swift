@@ -6,7 +6,7 @@
 /// with every byte the proxy sends, in order, until a step's result is not `.needMoreData`;
 /// call `connectionClosed()` if the connection ends before that. Write each step's `write`
 /// bytes before acting on its result. Calls after a final result return `.failed`.
-public protocol ProxyHandshakeMachine: Sendable {
+protocol ProxyHandshakeMachine: Sendable {
     /// The first bytes to send (CONNECT request, SOCKS greeting).
     mutating func start() -> ProxyHandshakeStep
     /// Consumes bytes from the proxy; bytes past the handshake come back as `leftover`.
@@ -16,7 +16,7 @@ public protocol ProxyHandshakeMachine: Sendable {
 }
 
 /// What a handshake machine asks for after an event.
-public struct ProxyHandshakeStep: Equatable, Sendable {
+struct ProxyHandshakeStep: Equatable, Sendable {
     /// Where the handshake stands.
     public enum Result: Equatable, Sendable {
         /// Wait for more bytes from the proxy.
@@ -41,7 +41,7 @@ public struct ProxyHandshakeStep: Equatable, Sendable {
 }
 
 /// What is known about an established tunnel.
-public enum ProxyTunnel: Equatable, Sendable {
+enum ProxyTunnel: Equatable, Sendable {
     /// An HTTP proxy accepted CONNECT with this 2xx head (for `-S`).
     case httpConnect(HTTPConnectHandshake.ResponseHead)
     /// A SOCKS proxy granted the connection.
@@ -50,7 +50,7 @@ public enum ProxyTunnel: Equatable, Sendable {
 
 /// The user event `ProxyHandshakeHandler` fires down the pipeline when the tunnel is up, just
 /// before it hands on leftover bytes and removes itself.
-public struct ProxyTunnelEstablishedEvent: Equatable, Sendable {
+struct ProxyTunnelEstablishedEvent: Equatable, Sendable {
     /// What the proxy said when it accepted.
     public let tunnel: ProxyTunnel
 }

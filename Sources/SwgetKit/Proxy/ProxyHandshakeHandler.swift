@@ -17,7 +17,7 @@ import NIOCore
 ///   handlers before it): fails `tunnel` and the buffered writes with that error, fires it as
 ///   `errorCaught` (handshake errors only) and closes the channel.
 /// `tunnel` is always completed, at the latest when the handler leaves the pipeline.
-public final class ProxyHandshakeHandler: ChannelDuplexHandler, RemovableChannelHandler {
+final class ProxyHandshakeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Bytes from the proxy.
     public typealias InboundIn = ByteBuffer
     /// Tunnel bytes for the origin's handlers.
@@ -277,7 +277,7 @@ extension Proxy {
     /// - `socks5h`: SOCKS5 with the name; `socks5`: SOCKS5 with an address, so `host` must be an
     ///   IP literal (resolve it first); both with RFC 1929 when credentials are present;
     /// - `socks4a`/`socks4`: likewise, the user name as SOCKS4 user id.
-    public func handshake(toHost host: String, port: Int, proxyAuthorization: String? = nil,
+    func handshake(toHost host: String, port: Int, proxyAuthorization: String? = nil,
                           userAgent: String? = nil) throws(ProxyHandshakeError) -> any ProxyHandshakeMachine {
         switch kind {
         case .http, .https:

@@ -5,7 +5,7 @@
 /// `name 00` so the proxy resolves it. The user id is the proxy user name (curl does the same).
 /// Reply: 8 bytes `00 cd port(2) ip(4)`; `cd` 90 grants, 91 to 93 refuse. SOCKS4 reaches IPv4
 /// only; plain SOCKS4 needs an address (swget resolves the name first).
-public struct SOCKS4Handshake: ProxyHandshakeMachine {
+struct SOCKS4Handshake: ProxyHandshakeMachine {
     /// Where the proxy is asked to connect.
     public let target: SOCKSTarget
     private let request: [UInt8]

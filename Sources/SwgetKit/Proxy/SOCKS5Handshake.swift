@@ -1,5 +1,5 @@
 /// The destination a SOCKS proxy is asked to connect to: an address or a name, and a port.
-public struct SOCKSTarget: Hashable, Sendable, CustomStringConvertible {
+struct SOCKSTarget: Hashable, Sendable, CustomStringConvertible {
     /// How the destination host is written in the request.
     public enum Host: Hashable, Sendable {
         /// 4 bytes (IPv4) or 16 bytes (IPv6).
@@ -63,7 +63,7 @@ public struct SOCKSTarget: Hashable, Sendable, CustomStringConvertible {
 ///    arrives (some proxies close without the rest); the reserved byte is not checked.
 /// Bytes after the reply belong to the tunnel. NIOSOCKS's `SOCKSClientHandler` offers only method
 /// 00 and keeps its parsers internal, which is why this exists.
-public struct SOCKS5Handshake: ProxyHandshakeMachine {
+struct SOCKS5Handshake: ProxyHandshakeMachine {
     private enum State: Equatable {
         case idle, awaitingMethod, awaitingAuthentication, awaitingReply, done
     }

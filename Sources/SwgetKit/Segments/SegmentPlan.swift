@@ -50,7 +50,7 @@ public struct ByteRange: Sendable, Hashable, Codable, CustomStringConvertible {
 /// Encoding stores only what outlives the process (`length`, `connections`, `minimumSegment`,
 /// `completed`); decoding plans the missing bytes afresh, so in-flight work of a killed process
 /// returns to the pool.
-public struct SegmentPlan: Sendable, Equatable, Codable {
+struct SegmentPlan: Sendable, Equatable, Codable {
     /// The file's length in bytes.
     public let length: Int64
     /// The most connections the initial split is made for (≥ 1).

@@ -10,7 +10,7 @@
 /// bursts of seconds); a reader that always honours the waits gets exactly `bytesPerSecond` on
 /// average, and in any interval of `t` seconds the bytes taken, apart from the last read of
 /// each connection, never exceed `bytesPerSecond × t + burst`.
-public struct TokenBucket: Sendable {
+struct TokenBucket: Sendable {
     /// The refill rate, bytes per second (> 0).
     public let bytesPerSecond: Int64
     /// The most tokens the bucket holds (> 0).

@@ -184,7 +184,7 @@ public enum RevocationStatus: Sendable, Equatable {
 /// (`X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL`): every certificate below the trust
 /// anchor needs a current CRL from its issuer. ``Coverage/issuersWithCRL`` only checks
 /// certificates whose issuer has a loaded CRL.
-public final class RevocationChecker: Sendable {
+final class RevocationChecker: Sendable {
     /// Which certificates must have a CRL.
     public enum Coverage: Sendable, Equatable {
         /// Every certificate below the anchor needs a current CRL from its issuer (wget, curl).
@@ -263,7 +263,7 @@ public final class RevocationChecker: Sendable {
 }
 
 /// ``RevocationChecker`` as a swift-certificates `VerifierPolicy`.
-public struct CRLVerifierPolicy: VerifierPolicy, Sendable {
+struct CRLVerifierPolicy: VerifierPolicy, Sendable {
     /// None: the policy does not process certificate extensions.
     public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
     let checker: RevocationChecker

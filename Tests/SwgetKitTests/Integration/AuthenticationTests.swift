@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-import SwgetKit
+@testable import SwgetKit
 import SwgetTestSupport
 
 /// HTTP authentication through the request engine, against the in-process server scripting the
