@@ -28,7 +28,10 @@ public struct DownloadDestination: Sendable, Equatable {
         case replace
     }
 
+    /// Where the body goes: a directory, a file, or standard output.
     public var target: Target
+    /// What happens when the name chosen inside a ``Target/directory(_:)`` exists (default:
+    /// ``Collision/uniqueName``).
     public var collision: Collision = .uniqueName
     /// Honour Content-Disposition's file name (on by default).
     public var useContentDisposition = true
@@ -54,6 +57,7 @@ public struct DownloadDestination: Sendable, Equatable {
     /// that does not end in `.html` or `.htm`, and `.css` to a `text/css` one (wget's `-E`).
     public var adjustsExtension = false
 
+    /// A destination at `target`, with every other setting at its default.
     public init(_ target: Target) { self.target = target }
 
     /// A directory, by path.

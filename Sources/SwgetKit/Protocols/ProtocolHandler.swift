@@ -29,6 +29,7 @@ public protocol ProtocolHandler: Sendable {
 }
 
 extension ProtocolHandler {
+    /// Default: `request` unchanged (NSURLProtocol's `canonicalRequestForRequest:`).
     public func canonicalRequest(for request: Request) -> Request { request }
 }
 

@@ -41,8 +41,11 @@ struct ProtocolRegistry: Sendable {
 /// the connection's pipeline). A session recognises it and runs its engine directly;
 /// ``startLoading(_:client:)`` serves code that calls the handler on its own.
 public struct HTTPProtocolHandler: ProtocolHandler {
+    /// The handler; it has no settings of its own (a session runs its engine with the session's
+    /// configuration; ``startLoading(_:client:)`` uses a default session).
     public init() {}
 
+    /// True for `http` and `https` URLs (the scheme compared case-insensitively).
     public func canHandle(_ request: Request) -> Bool {
         let scheme = request.url.scheme?.lowercased()
         return scheme == "http" || scheme == "https"

@@ -59,6 +59,7 @@ public struct CacheValidator: Sendable, Equatable {
     /// `--no-if-modified-since`).
     public var sendsIfModifiedSince = true
 
+    /// A validator from what is known of the copy; ``sendsIfModifiedSince`` starts true.
     public init(lastModified: Date? = nil, length: Int64? = nil, entityTag: String? = nil) {
         self.lastModified = lastModified
         self.length = length

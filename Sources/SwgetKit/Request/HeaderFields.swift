@@ -3,16 +3,20 @@
 /// Order and duplicates are preserved exactly as sent or received; lookups compare names
 /// ASCII-case-insensitively, as RFC 9110 requires.
 public struct HeaderFields: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+    /// One field: its name as sent or received (case kept) and its value.
     public typealias Element = (name: String, value: String)
 
     private var fields: [Element]
 
+    /// No fields.
     public init() { fields = [] }
 
+    /// These name-value pairs, in this order, duplicates kept.
     public init(_ fields: [(String, String)]) {
         self.fields = fields.map { (name: $0.0, value: $0.1) }
     }
 
+    /// The literal's fields in the order written (`["Accept": "*/*"]`).
     public init(dictionaryLiteral elements: (String, String)...) {
         self.init(elements)
     }
@@ -27,6 +31,7 @@ public struct HeaderFields: Sendable, Equatable, Sequence, ExpressibleByDictiona
         fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
     }
 
+    /// Whether any field is named `name` (compared case-insensitively).
     public func contains(_ name: String) -> Bool { self[name] != nil }
 
     /// Appends a field, keeping any existing ones with the same name.
@@ -40,14 +45,18 @@ public struct HeaderFields: Sendable, Equatable, Sequence, ExpressibleByDictiona
         if let value { add(name, value) }
     }
 
+    /// Removes every field named `name` (compared case-insensitively).
     public mutating func remove(_ name: String) {
         fields.removeAll { $0.name.caseInsensitiveEquals(name) }
     }
 
+    /// The number of fields, duplicates included.
     public var count: Int { fields.count }
 
+    /// The fields in order, as `(name, value)` pairs.
     public func makeIterator() -> IndexingIterator<[Element]> { fields.makeIterator() }
 
+    /// The same fields in the same order; names compare case-sensitively here, unlike lookups.
     public static func == (lhs: HeaderFields, rhs: HeaderFields) -> Bool {
         lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
     }

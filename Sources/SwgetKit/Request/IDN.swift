@@ -28,9 +28,9 @@ public enum IDN {
         }
     }
 
-    /// The longest host name in DNS (RFC 1035 §2.3.4, without the trailing dot), and the longest
-    /// label.
+    /// The longest host name in DNS, in bytes (RFC 1035 §2.3.4, without the trailing dot).
     public static let maxHostBytes = 253
+    /// The longest label of a host name in DNS, in bytes (RFC 1035 §2.3.4).
     public static let maxLabelBytes = 63
     /// The longest Unicode input handed to libidn2.
     static let maxInputBytes = 1024

@@ -11,7 +11,10 @@ import Foundation
 public struct Request: Sendable, Equatable {
     /// The request method; `GET` unless set.
     public var method: String
+    /// The URL to fetch (NSURLRequest's `URL`).
     public var url: URL
+    /// Header fields sent as given, in order; they win over
+    /// ``SessionConfiguration/defaultHeaders`` of the same name.
     public var headers: HeaderFields
     /// A body sent with `Content-Length` (for `POST`, `PUT` ...); nil sends none.
     public var body: [UInt8]?
@@ -25,6 +28,7 @@ public struct Request: Sendable, Equatable {
     /// How copies the caller already has are treated (NSURLRequest's `cachePolicy`).
     public var cachePolicy = CachePolicy.useProtocolCachePolicy
 
+    /// A request for `url`. Defaults: `GET`, no header fields, no body, the session's idle timeout.
     public init(url: URL, method: String = "GET", headers: HeaderFields = [:], body: [UInt8]? = nil) {
         self.url = url
         self.method = method

@@ -8,10 +8,14 @@ import Foundation
 public struct Response: Sendable, Equatable {
     /// The URL this response answers (after any redirects followed so far).
     public let url: URL
+    /// The HTTP status code (`200`, `206`, `404`); handlers of other schemes (ftp, file, data)
+    /// answer with these codes too.
     public let statusCode: Int
+    /// The reason phrase of the status line as sent ("OK"); may be empty.
     public let reasonPhrase: String
     /// "HTTP/1.1", "HTTP/1.0".
     public let httpVersion: String
+    /// The header fields as received, in order, duplicates kept.
     public let headers: HeaderFields
     /// The body length the framing announces, or nil when unknown (chunked, close-delimited).
     /// Zero for responses that carry no body (HEAD, 1xx, 204, 304).
@@ -19,6 +23,8 @@ public struct Response: Sendable, Equatable {
     /// The URL the task asked for first, before redirects; drives the suggested filename.
     public let originalURL: URL
 
+    /// A response head. `originalURL` defaults to `url`, `reasonPhrase` to empty and `httpVersion`
+    /// to "HTTP/1.1".
     public init(url: URL, originalURL: URL? = nil, statusCode: Int, reasonPhrase: String = "",
                 httpVersion: String = "HTTP/1.1", headers: HeaderFields, expectedContentLength: Int64?) {
         self.url = url

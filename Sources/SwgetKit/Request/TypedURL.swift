@@ -31,6 +31,7 @@ public struct TypedURL: Sendable, Equatable {
     public let scheme: String
     /// The wire host (ASCII; IPv6 literals with their brackets).
     public let host: String
+    /// The port written in the URL (0...65535), or nil when none is (the scheme's default applies).
     public let port: Int?
 
     /// The longest URL accepted, in UTF-8 bytes.

@@ -28,6 +28,7 @@ public struct ResumeData: Sendable, Equatable, Codable {
     /// Format version; readers refuse versions they do not know.
     public static let currentVersion = 1
 
+    /// The format version of this value (``currentVersion`` for data made by this library).
     public var version: Int
     /// The URL the download was asked for.
     public var originalURL: String
@@ -59,6 +60,8 @@ public struct ResumeData: Sendable, Equatable, Codable {
     /// identity.
     public var contentEncoding: String?
 
+    /// Resume data of ``currentVersion`` for a part file holding `bytesOnDisk` good bytes;
+    /// `acceptsUnvalidatedRange` starts false, `segments` and `contentEncoding` nil.
     public init(originalURL: String, finalURL: String, etag: String?, lastModified: String?,
                 expectedLength: Int64?, bytesOnDisk: Int64, partPath: String, finalPath: String,
                 sessionIdentifier: String? = nil) {
@@ -92,6 +95,8 @@ public struct ResumeData: Sendable, Equatable, Codable {
         case sessionIdentifier, acceptsUnvalidatedRange, contentEncoding, segments
     }
 
+    /// Decodes the JSON form; absent optional fields take their defaults. The version is not
+    /// checked here: ``init(serialized:)`` and ``validated(partLength:)`` do.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         version = try c.decode(Int.self, forKey: .version)
@@ -119,6 +124,7 @@ public struct ResumeData: Sendable, Equatable, Codable {
 
     /// Why resume data cannot be used.
     public struct Invalid: Error, Sendable, Equatable, CustomStringConvertible {
+        /// What is wrong, in one line ("unknown version 2").
         public let description: String
     }
 

@@ -16,6 +16,8 @@ public struct RetryPolicy: Sendable, Equatable {
     /// The longest `Retry-After` honoured; a server asking for more ends the retries.
     public var maxRetryAfter: Duration = .seconds(600)
 
+    /// The defaults: 20 attempts, waits from 1 second doubling up to 10 seconds, `Retry-After`
+    /// honoured up to 600 seconds.
     public init() {}
 
     /// No retries at all.

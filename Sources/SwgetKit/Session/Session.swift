@@ -47,6 +47,8 @@ public final class Session: Sendable {
 
     private let state = NIOLockedValueBox(State())
 
+    /// A session with a copy of `configuration` and `delegate` (nil: every decision takes its
+    /// default). Connections run on NIO's shared `MultiThreadedEventLoopGroup.singleton`.
     public init(configuration: SessionConfiguration = .default, delegate: (any SessionDelegate)? = nil) {
         self.configuration = configuration
         self.delegate = delegate

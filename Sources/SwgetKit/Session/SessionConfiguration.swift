@@ -21,6 +21,8 @@ public struct SessionConfiguration: Sendable {
         return nil
     }
 
+    /// Default, ephemeral or background: which stores the session shares and whether download
+    /// state outlives the process.
     public var kind: Kind
 
     /// Seconds allowed to establish a TCP (and TLS) connection to one host, all addresses included.
@@ -100,6 +102,9 @@ public struct SessionConfiguration: Sendable {
     /// FTP logins, data connections, TLS for `ftp://` and connection reuse.
     public var ftp = FTPSettings()
 
+    /// A configuration of `kind`: ephemeral ones get private in-memory cookie, credential and HSTS
+    /// stores, the others the shared ones; background ones retry (``RetryPolicy/init()``), the others
+    /// do not. Default headers: `User-Agent: swget/VERSION`, `Accept: */*`, `Accept-Encoding: identity`.
     public init(kind: Kind) {
         self.kind = kind
         if case .ephemeral = kind {

@@ -101,19 +101,27 @@ public enum ResponseDisposition: Sendable, Equatable {
 }
 
 extension SessionDelegate {
+    /// Default: ignores the event.
     public func task(_ task: SessionTask, didEmit event: TaskEvent) async {}
+    /// Default: `.performDefaultHandling` (the default evaluation's verdict).
     public func task(_ task: SessionTask, didReceive challenge: ServerTrustChallenge) async -> TrustDisposition {
         .performDefaultHandling
     }
+    /// Default: `.performDefaultHandling` (``TLSSettings/clientIdentity``, or no certificate).
     public func task(_ task: SessionTask, didReceive challenge: ClientCertificateChallenge) async -> ClientCertificateDisposition {
         .performDefaultHandling
     }
+    /// Default: `.follow(newRequest)`.
     public func task(_ task: SessionTask, willPerformRedirection response: Response, newRequest: Request) async -> RedirectDecision {
         .follow(newRequest)
     }
+    /// Default: `.performDefaultHandling` (the credential storage, the request's credential or the
+    /// URL's, then `.netrc`).
     public func task(_ task: SessionTask, didReceive challenge: AuthenticationChallenge) async -> AuthChallengeDisposition {
         .performDefaultHandling
     }
+    /// Default: `.allow`.
     public func task(_ task: SessionTask, didReceive response: Response) async -> ResponseDisposition { .allow }
+    /// Default: false (the gzip payload is stored as sent).
     public func downloadTask(_ task: DownloadTask, shouldDecodePayloadOfMIMEType mimeType: String?) async -> Bool { false }
 }

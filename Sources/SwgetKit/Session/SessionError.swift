@@ -46,6 +46,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
         /// Credentials were missing or refused.
         public static let authentication = Category("authentication")
 
+        /// The category's name ("network", "httpStatus").
         public var description: String { name }
     }
 

@@ -286,6 +286,7 @@ public struct CertificateRevocationError: Error, Sendable, Equatable, CustomStri
 
     init(_ reason: String) { self.reason = reason }
 
+    /// ``reason``.
     public var description: String { reason }
 }
 

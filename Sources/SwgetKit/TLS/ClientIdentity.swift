@@ -270,5 +270,6 @@ public struct ClientIdentityError: Error, Sendable, Equatable, CustomStringConve
         self.message = message
     }
 
+    /// ``message``.
     public var description: String { message }
 }

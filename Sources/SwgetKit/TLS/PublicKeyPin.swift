@@ -165,5 +165,6 @@ public struct PublicKeyPinError: Error, Sendable, Equatable, CustomStringConvert
 
     init(_ reason: String) { self.reason = reason }
 
+    /// `--pinnedpubkey: ` followed by ``reason``.
     public var description: String { "--pinnedpubkey: \(reason)" }
 }

@@ -5,6 +5,7 @@
 public struct ServerTrustChallenge: Sendable {
     /// The host name (or IP literal) the task connected to.
     public let host: String
+    /// The port the task connected to on that host.
     public let port: Int
     /// The chain as presented, leaf first, each certificate DER-encoded.
     public let certificateChain: [[UInt8]]

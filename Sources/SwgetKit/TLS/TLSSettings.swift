@@ -25,6 +25,7 @@ public struct TLSSettings: Sendable, Equatable {
         case none
     }
 
+    /// How the server's chain is checked (default: ``Verification/full``).
     public var verification: Verification = .full
     /// Use the system's trust roots (`SSL_CERT_FILE` when set, else the distribution's bundle).
     public var useSystemTrustRoots: Bool = true
@@ -55,5 +56,7 @@ public struct TLSSettings: Sendable, Equatable {
     /// from handshakes whose server passed every check above.
     public var resumesSessions = true
 
+    /// The defaults: full verification against the system's trust roots, TLS 1.2 and 1.3, session
+    /// resumption; no extra roots, CRLs, pin or client identity.
     public init() {}
 }

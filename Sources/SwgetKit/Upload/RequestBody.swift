@@ -126,6 +126,7 @@ public struct BodyStream: Sendable, Equatable {
         source.make()
     }
 
+    /// True when both are copies of the same body (one stream source); bytes are never compared.
     public static func == (lhs: BodyStream, rhs: BodyStream) -> Bool { lhs.source === rhs.source }
 
     private final class Source: Sendable {

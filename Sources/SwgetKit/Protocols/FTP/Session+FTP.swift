@@ -18,6 +18,7 @@ public struct FTPDirectoryEntry: Sendable, Equatable {
 
     /// The bare name (never empty, ".", "..", or holding "/" or NUL).
     public let name: String
+    /// What the entry is: a file, a directory, a symbolic link or something else.
     public let kind: Kind
     /// Bytes, when the listing states them.
     public let size: Int64?
