@@ -94,6 +94,8 @@ public struct SessionConfiguration: Sendable {
     public var protocolHandlers: [any ProtocolHandler] = []
     /// FTP logins, data connections, TLS for `ftp://` and connection reuse.
     public var ftp = FTPSettings()
+    /// Emit ``TaskEvent/debug(_:)`` events (connections, request heads) for a debug log.
+    public var emitsDebugEvents = false
 
     public init(kind: Kind) {
         self.kind = kind
