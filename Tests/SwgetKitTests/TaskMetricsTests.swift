@@ -44,7 +44,7 @@ struct TaskMetricsTests {
         #expect(metrics.countOfResponseBodyBytesReceived == 5)
         #expect(metrics.countOfResponseHeaderBytesReceived > 20)
         #expect(metrics.secureConnectionEnd == nil)
-        let phases = [\TaskMetrics.fetchStart, \.connectEnd, \.requestStart, \.responseStart, \.taskEnd].map { metrics[keyPath: $0] }
+        let phases = [\TaskMetrics.fetchStart, \.redirectEnd, \.connectEnd, \.requestStart, \.responseStart, \.taskEnd].map { metrics[keyPath: $0] }
         let instants = phases.compactMap { $0 }
         #expect(instants.count == phases.count, "\(metrics)")
         #expect(instants == instants.sorted())

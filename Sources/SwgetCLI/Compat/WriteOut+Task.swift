@@ -43,6 +43,7 @@ extension WriteOutValues {
         timeAppconnect = metrics.elapsed(\.secureConnectionEnd) ?? .zero
         timePretransfer = metrics.elapsed(\.requestStart) ?? max(timeConnect, timeAppconnect)
         timeStarttransfer = metrics.elapsed(\.responseStart) ?? .zero
+        timeRedirect = metrics.elapsed(\.redirectEnd) ?? .zero
         let seconds = Double(timeTotal.components.seconds) + Double(timeTotal.components.attoseconds) / 1e18
         if seconds > 0 { speedDownload = Int64(Double(sizeDownload) / seconds) }
     }

@@ -301,14 +301,16 @@ final class ExchangeRunner: Loader {
             let decision = await task.decide { await $0.task(self.task, willPerformRedirection: redirect, newRequest: proposed) }
             next = exchange.redirectDecided(decision)
             if case .followRedirect(let request) = next {
-                task.recordMetrics { $0.redirectCount += 1 }
+                task.recordMetrics { metrics in
+                    metrics.redirectCount += 1
+                    metrics.redirectEnd = .now
+                }
                 task.emit(.redirected(redirect, to: request))
             }
         }
         switch next {
         case .deliver(let response):
             task.status.withLockedValue {
-                $0.metrics.redirectEnd = $0.metrics.responseStart
                 $0.response = response
                 $0.bytesReceived = 0
                 $0.bytesExpected = response.expectedContentLength

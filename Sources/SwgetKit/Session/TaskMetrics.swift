@@ -22,7 +22,8 @@ public struct TaskMetrics: Sendable, Equatable {
     public var requestStart: ContinuousClock.Instant?
     /// The response head arrived.
     public var responseStart: ContinuousClock.Instant?
-    /// The final response of the task arrived (its head): the end of the redirects.
+    /// The last redirect was followed: the hop of the final request starts (nil without a
+    /// redirect).
     public var redirectEnd: ContinuousClock.Instant?
     /// The task completed, successfully or not.
     public var taskEnd: ContinuousClock.Instant?
