@@ -62,20 +62,16 @@ extension LogOptions {
     /// The `--write-out` format, read from its file when it is `@FILE`; nil without the option.
     func writeOutFormat() throws(LogFileError) -> WriteOutFormat? {
         guard let writeOut else { return nil }
+        let path: String
         switch WriteOutFormat.source(of: writeOut) {
-        case .inline(let text):
-            return WriteOutFormat(parsing: text)
-        case .file(let path):
-            guard let text = TextFile.read(path, limit: 1 << 20) else {
-                throw LogFileError(path: path, reason: "cannot read the --write-out format")
-            }
-            return WriteOutFormat(parsing: text)
-        case .standardInput:
-            guard let text = TextFile.read("-", limit: 1 << 20) else {
-                throw LogFileError(path: "-", reason: "cannot read the --write-out format")
-            }
-            return WriteOutFormat(parsing: text)
+        case .inline(let text): return WriteOutFormat(parsing: text)
+        case .file(let file): path = file
+        case .standardInput: path = "-"
         }
+        guard let text = TextFile.read(path, limit: 1 << 20) else {
+            throw LogFileError(path: path, reason: "cannot read the --write-out format")
+        }
+        return WriteOutFormat(parsing: text)
     }
 }
 
