@@ -20,6 +20,43 @@ struct Batch: Sendable {
     let spider: Bool
     /// wget's FTP globbing: `ftp://host/pub/*.iso` becomes one job per matching file.
     var expandsFTPGlobs = true
+    /// `--wait`: time between downloads; nil for none.
+    var pacing: Pacing?
+    /// Called after each job, before it is counted (`-s`, `--write-out`); returns the job's
+    /// status, possibly worse.
+    var finished: (@Sendable (Finished) async -> ExitStatus)?
+
+    /// How long to wait between downloads (`--wait`, `--random-wait`).
+    struct Pacing: Sendable {
+        var wait: Duration
+        /// Each wait is `wait` times a random factor from 0.5 to 1.5 (wget's --random-wait).
+        var random = false
+
+        /// The next wait.
+        func next() -> Duration {
+            random ? wait * Double.random(in: 0.5...1.5) : wait
+        }
+
+        /// When the next job starts, given when the previous one started: with one download at
+        /// a time, `wait` after now (the previous one just ended); with several, `wait` after the
+        /// previous start, and never before now.
+        static func start(after previous: ContinuousClock.Instant, now: ContinuousClock.Instant, wait: Duration,
+                          parallel: Int) -> ContinuousClock.Instant {
+            parallel <= 1 ? now + wait : max(now, previous + wait)
+        }
+    }
+
+    /// One job's end, for `finished`.
+    struct Finished: Sendable {
+        /// The job's position in the list, from 0.
+        let index: Int
+        let job: Job
+        /// The task that ran, nil when none did (an invalid URL).
+        let task: SessionTask?
+        let status: ExitStatus
+        /// The error line's cause, when the job failed.
+        let message: String?
+    }
 
     struct Tally: Sendable {
         var worst = ExitStatus.success
@@ -34,20 +71,41 @@ struct Batch: Sendable {
         var status: ExitStatus
         var skipped = false
         var bytes: Int64 = 0
+        var task: SessionTask?
+        var message: String?
+        /// Interrupted while waiting its turn: not counted.
+        var notStarted = false
     }
 
     func run(_ jobs: [Job], parallel: Int) async -> Tally {
         var tally = Tally()
         let jobs = expandsFTPGlobs ? await expandGlobs(jobs, tally: &tally) : jobs
-        var pending = jobs.makeIterator()
+        var pending = jobs.enumerated().makeIterator()
+        var lastStart: ContinuousClock.Instant?
         await withTaskGroup(of: Outcome.self) { group in
             func startNext() -> Bool {
-                guard interruption.signal == nil, let job = pending.next() else { return false }
-                group.addTask { await spider ? check(job) : download(job) }
+                guard interruption.signal == nil, let next = pending.next() else { return false }
+                let (index, job) = next
+                let now = ContinuousClock.now
+                var start = now
+                if let pacing, let lastStart {
+                    start = Pacing.start(after: lastStart, now: now, wait: pacing.next(), parallel: parallel)
+                }
+                lastStart = start
+                group.addTask {
+                    guard await waitUntil(start) else { return Outcome(status: .success, notStarted: true) }
+                    var outcome = await spider ? check(job) : download(job)
+                    if let finished {
+                        outcome.status = await finished(Finished(index: index, job: job, task: outcome.task,
+                                                                 status: outcome.status, message: outcome.message))
+                    }
+                    return outcome
+                }
                 return true
             }
             for _ in 0..<max(1, parallel) where !startNext() { break }
             for await outcome in group {
+                if outcome.notStarted { continue }
                 tally.worst = max(tally.worst, outcome.status)
                 if outcome.skipped {
                     tally.skipped += 1
@@ -61,6 +119,16 @@ struct Batch: Sendable {
             }
         }
         return tally
+    }
+
+    /// Sleeps until `instant`, waking early when the run is interrupted; false then.
+    private func waitUntil(_ instant: ContinuousClock.Instant) async -> Bool {
+        while interruption.signal == nil {
+            let left = instant - .now
+            guard left > .zero else { return true }
+            try? await Task.sleep(for: min(left, .milliseconds(100)))
+        }
+        return false
     }
 
     /// Replaces each FTP URL with a wildcard by its matching files (listing the directory), in
@@ -91,7 +159,7 @@ struct Batch: Sendable {
     private func download(_ job: Job) async -> Outcome {
         guard let request = job.request else {
             reporter.reportFailure(url: job.label, message: "invalid URL", exitCode: ExitStatus.generic.rawValue)
-            return Outcome(status: .generic)
+            return Outcome(status: .generic, message: "invalid URL")
         }
         let (placed, destination) = placement.place(request)
         let task = session.downloadTask(with: placed, destination: destination)
@@ -99,24 +167,24 @@ struct Batch: Sendable {
         let url = request.url.absoluteString
         if let skipped = task.skippedExistingFile {
             reporter.reportSkipped(skipped.path(percentEncoded: false))
-            return Outcome(status: .success, skipped: true)
+            return Outcome(status: .success, skipped: true, task: task)
         }
         if error == nil, task.isNotModified {
             reporter.reportNotModified(url: url)
-            return Outcome(status: .success, skipped: true)
+            return Outcome(status: .success, skipped: true, task: task)
         }
-        guard let error else { return Outcome(status: .success, bytes: task.countOfBytesReceived) }
+        guard let error else { return Outcome(status: .success, bytes: task.countOfBytesReceived, task: task) }
         if let signal = interruption.signal {
             var message = "interrupted"
             if let part = task.partialFile, let kept = error.resumeData?.bytesOnDisk {
                 message += "; \(Units.bytes(kept)) kept in '\(Terminal.relativePath(part.path(percentEncoded: false)))'. Run the same command again to continue."
             }
             reporter.reportFailure(url: url, message: message, exitCode: 128 + signal)
-            return Outcome(status: .generic)
+            return Outcome(status: .generic, task: task, message: message)
         }
         if let refusal = reporter.refusal(for: task) {
             reporter.reportFailure(url: url, message: refusal, exitCode: ExitStatus.generic.rawValue)
-            return Outcome(status: .generic)
+            return Outcome(status: .generic, task: task, message: refusal)
         }
         var message = error.message
         if error.category == .authentication && (message.hasPrefix("authentication required") || message.hasPrefix("the server asks")) {
@@ -127,14 +195,14 @@ struct Batch: Sendable {
         }
         let status = ExitStatus(error)
         reporter.reportFailure(url: url, message: message, exitCode: status.rawValue)
-        return Outcome(status: status)
+        return Outcome(status: status, task: task, message: message)
     }
 
     /// `--spider`: asks for the head only (HEAD) and reports whether the URL answers with success.
     private func check(_ job: Job) async -> Outcome {
         guard var request = job.request else {
             reporter.reportFailure(url: job.label, message: "invalid URL", exitCode: ExitStatus.generic.rawValue)
-            return Outcome(status: .generic)
+            return Outcome(status: .generic, message: "invalid URL")
         }
         request.method = "HEAD"
         let task = session.dataTask(with: request)
@@ -142,18 +210,19 @@ struct Batch: Sendable {
         let url = request.url.absoluteString
         if let error {
             let status = reporter.refusal(for: task) == nil ? ExitStatus(error) : .generic
-            reporter.reportFailure(url: url, message: reporter.refusal(for: task) ?? error.message, exitCode: status.rawValue)
-            return Outcome(status: status)
+            let message = reporter.refusal(for: task) ?? error.message
+            reporter.reportFailure(url: url, message: message, exitCode: status.rawValue)
+            return Outcome(status: status, task: task, message: message)
         }
         if let response = task.response, response.statusCode >= 300 {
             // A 401 or 407 left unanswered is wget's "Authorization failed" (exit 6).
             let status: ExitStatus = response.statusCode == 401 || response.statusCode == 407 ? .authentication : .serverError
-            reporter.reportFailure(url: url, message: "server answered \(response.statusCode) \(response.reasonPhrase)",
-                                   exitCode: status.rawValue)
-            return Outcome(status: status)
+            let message = "server answered \(response.statusCode) \(response.reasonPhrase)"
+            reporter.reportFailure(url: url, message: message, exitCode: status.rawValue)
+            return Outcome(status: status, task: task, message: message)
         }
         reporter.reportExists(url: url, response: task.response)
-        return Outcome(status: .success)
+        return Outcome(status: .success, task: task)
     }
 }
 

@@ -4,7 +4,10 @@
 /// {"event":"start","url":"https://example.com/a.iso","name":"a.iso","expected":1048576}
 /// {"event":"progress","url":"https://example.com/a.iso","received":524288,"expected":1048576,"rate":262144.5}
 /// {"event":"finish","url":"https://example.com/a.iso","path":"a.iso","bytes":1048576,"seconds":2.5,"status":200}
+/// {"event":"summary","files":1,"succeeded":1,"failed":0,"skipped":0,"bytes":1048576,"seconds":2.6,"exitCode":0}
 /// ```
+///
+/// `summary` is always the last line of a run, once.
 ///
 /// Keys come in a fixed order, `"event"` first, then the case's fields as declared; optional
 /// fields that are nil are left out. Strings escape `"`, `\` and control characters (U+0000–U+001F,
@@ -21,6 +24,9 @@ enum ProgressEvent: Sendable, Equatable {
     /// `status` the final HTTP status.
     case finish(url: String, path: String, bytes: Int64, decodedBytes: Int64?, seconds: Double, status: Int)
     case error(url: String, message: String, exitCode: Int32)
+    /// The last event of a run: files asked for, how they ended, bytes fetched, wall time and
+    /// the exit status the command is about to exit with.
+    case summary(files: Int, succeeded: Int, failed: Int, skipped: Int, bytes: Int64, seconds: Double, exitCode: Int32)
 
     /// The `"event"` value.
     var eventName: String {
@@ -32,6 +38,7 @@ enum ProgressEvent: Sendable, Equatable {
         case .resume: "resume"
         case .finish: "finish"
         case .error: "error"
+        case .summary: "summary"
         }
     }
 
@@ -71,6 +78,14 @@ enum ProgressEvent: Sendable, Equatable {
         case let .error(url, message, exitCode):
             object.add("url", string: url)
             object.add("message", string: message)
+            object.add("exitCode", integer: Int64(exitCode))
+        case let .summary(files, succeeded, failed, skipped, bytes, seconds, exitCode):
+            object.add("files", integer: Int64(files))
+            object.add("succeeded", integer: Int64(succeeded))
+            object.add("failed", integer: Int64(failed))
+            object.add("skipped", integer: Int64(skipped))
+            object.add("bytes", integer: bytes)
+            object.add("seconds", decimal: seconds)
             object.add("exitCode", integer: Int64(exitCode))
         }
         return object.line

@@ -32,6 +32,8 @@ final class Reporter: SessionDelegate {
         var filesTotal = 1
         /// Refuse redirects to http:// (`--https-only`).
         var httpsOnly = false
+        /// `-d`: connections and request heads too (see Reporter+Debug.swift).
+        var debug = false
     }
 
     private struct Transfer {
@@ -112,6 +114,14 @@ final class Reporter: SessionDelegate {
             + " (\(Units.rate(Double(tally.bytes) / elapsed)))", brief: true)
     }
 
+    /// `--progress=json`: the `summary` event that ends the run (`failedBefore`: URLs refused
+    /// before any transfer, such as bad lines of an input file).
+    func reportSummary(_ tally: Batch.Tally, files: Int, failedBefore: Int, seconds: Double, exitCode: Int32) {
+        guard options.indicator == .json else { return }
+        emit(.summary(files: files, succeeded: tally.succeeded, failed: tally.failed + failedBefore, skipped: tally.skipped,
+                      bytes: tally.bytes, seconds: seconds, exitCode: exitCode))
+    }
+
     /// The terminal was resized.
     func terminalResized() { block?.redraw() }
 
@@ -147,6 +157,8 @@ final class Reporter: SessionDelegate {
             if options.serverResponse && options.indicator != .json {
                 say("Proxy tunnel:\n" + String(headerText(response).dropLast()))
             }
+        case .debug(let event):
+            debug(task, event)
         case .data:
             break
         }

@@ -49,12 +49,22 @@ struct SwgetCommand: AsyncParsableCommand {
     @OptionGroup(title: "Network") var network: NetworkOptions
     @OptionGroup(title: "Retries, timeouts and speed") var transfer: TransferOptions
     @OptionGroup(title: "FTP") var ftp: FTPOptions
+    @OptionGroup(title: "Logs and reports") var logging: LogOptions
+    @OptionGroup(title: "Waiting between downloads") var waits: WaitOptions
+    @OptionGroup(title: "Configuration") var config: ConfigOptions
 
     /// ArgumentParser's own entry point, with wget's exit status 2 for usage errors (it
     /// would use 64, EX_USAGE).
     static func main() async {
+        let arguments: [String]
         do {
-            var command = try parseAsRoot()
+            arguments = try ConfigArguments.expand(Array(CommandLine.arguments.dropFirst()), in: .process)
+        } catch {
+            Terminal.write("swget: \(DisplayText.sanitize(error.description))\n")
+            Glibc.exit(ExitStatus.usage.rawValue)
+        }
+        do {
+            var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -83,6 +93,14 @@ struct SwgetCommand: AsyncParsableCommand {
         // A file size limit (ulimit -f) or a full quota must end in a clear write error that
         // keeps the .part, not in a silent kill by SIGXFSZ.
         _ = Glibc.signal(SIGXFSZ, SIG_IGN)
+        let writeOut: WriteOutFormat?
+        do throws(LogFileError) {
+            try logging.redirectStandardError()
+            writeOut = try logging.writeOutFormat()
+        } catch {
+            Terminal.write("swget: \(error.description)\n")
+            throw ExitCode(ExitStatus.fileIO.rawValue)
+        }
         let credential = try auth.credential()
         let (jobs, listErrors) = collectJobs(credential: credential)
         let reporter = makeReporter(files: jobs.count)
@@ -109,16 +127,23 @@ struct SwgetCommand: AsyncParsableCommand {
         let resize = Interruption.onResize { reporter.terminalResized() }
         defer { resize.cancel() }
         let started = Terminal.now()
-        let batch = Batch(session: session, reporter: reporter, interruption: interruption,
+        var batch = Batch(session: session, reporter: reporter, interruption: interruption,
                           placement: layout.placement(destination.destination), spider: output.spider, expandsFTPGlobs: ftp.glob)
+        batch.pacing = waits.pacing
+        let reports = JobReports(saveHeaders: logging.saveHeaders, writeOut: writeOut, reporter: reporter)
+        if !reports.isEmpty { batch.finished = { await reports.finished($0) } }
+        for warning in writeOut?.warnings ?? [] { reporter.warn(warning) }
         let tally = await batch.run(jobs, parallel: input.parallel)
         session.finishTasksAndInvalidate()
         stores.save(configuration, warn: warn)
-        if let signal = interruption.signal { throw ExitCode(128 + signal) }
+        let worst = listErrors.isEmpty ? tally.worst : max(tally.worst, .generic)
+        let exitCode = interruption.signal.map { 128 + $0 } ?? worst.rawValue
+        reporter.reportSummary(tally, files: jobs.count + listErrors.count, failedBefore: listErrors.count,
+                               seconds: Terminal.now() - started, exitCode: exitCode)
+        if interruption.signal != nil { throw ExitCode(exitCode) }
         if jobs.count + listErrors.count > 1 && !output.spider {
             reporter.reportBatch(tally, files: jobs.count, seconds: Terminal.now() - started)
         }
-        let worst = listErrors.isEmpty ? tally.worst : max(tally.worst, .generic)
         if worst != .success { throw ExitCode(worst.rawValue) }
     }
 
@@ -156,6 +181,8 @@ struct SwgetCommand: AsyncParsableCommand {
         options.decodesContent = !http.noDecompress
         options.gunzip = http.gunzip
         options.httpsOnly = tls.httpsOnly
+        options.debug = logging.debug
+        options.serverResponse = options.serverResponse || logging.debug
         return Reporter(options: options)
     }
 
@@ -196,6 +223,7 @@ struct SwgetCommand: AsyncParsableCommand {
         auth.apply(to: &configuration)
         input.apply(to: &configuration, split: transfer.split)
         ftp.apply(to: &configuration)
+        configuration.emitsDebugEvents = logging.debug
         return configuration
     }
 }

@@ -78,6 +78,7 @@ struct JSONProgressTests {
         .start(url: "https://例え.jp/ファイル?q=\"x\"", name: "tab\tname\u{1}", expected: Int64.max),
         .retry(url: "u", attempt: 0, delay: 0.001, error: "line1\nline2 \\ é 😀"),
         .progress(url: "u", received: Int64.max, expected: 0, rate: 9e15),
+        .summary(files: 3, succeeded: 1, failed: 1, skipped: 1, bytes: 1 << 40, seconds: 12.5, exitCode: 130),
     ])
     func linesParseAndRoundTrip(_ event: ProgressEvent) throws {
         let line = event.jsonLine()
@@ -121,6 +122,14 @@ struct JSONProgressTests {
         case let .error(url, message, exitCode):
             #expect(object["url"] as? String == url)
             #expect(object["message"] as? String == message)
+            #expect(int(object["exitCode"]) == Int64(exitCode))
+        case let .summary(files, succeeded, failed, skipped, bytes, seconds, exitCode):
+            #expect(int(object["files"]) == Int64(files))
+            #expect(int(object["succeeded"]) == Int64(succeeded))
+            #expect(int(object["failed"]) == Int64(failed))
+            #expect(int(object["skipped"]) == Int64(skipped))
+            #expect(int(object["bytes"]) == bytes)
+            #expect(abs(double(object["seconds"]) - seconds) <= 0.0005)
             #expect(int(object["exitCode"]) == Int64(exitCode))
         }
     }

@@ -25,7 +25,7 @@ struct TransferOptions: ParsableArguments {
             help: ArgumentHelp("Seconds without a byte before giving up (default 60).", valueName: "SECONDS"))
     var readTimeout: Double?
 
-    @Option(name: [.customShort("s"), .customLong("split"), .customLong("max-connection-per-server")],
+    @Option(name: [.customLong("split"), .customLong("max-connection-per-server")],
             help: ArgumentHelp("Fetch each file over up to N connections in segments, when the server allows ranges (default 1).",
                                valueName: "N"))
     var split: Int = 1

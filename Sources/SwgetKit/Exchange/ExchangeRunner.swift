@@ -137,16 +137,22 @@ final class ExchangeRunner: Loader {
         context.viaForwardProxy = plan.absoluteForm
         context.proxyAuthorization = plan.proxyAuthorization
         let session = self.session
-        return try await session.pool.withConnection(plan.key, connect: { () async throws(SessionError) in
-            try await HTTPConnection.connect(host: plan.target.host, origin: plan.target.origin, settings: plan.settings,
-                                             on: session.eventLoopGroup.next())
+        let task = self.task
+        return try await session.pool.withConnection(plan.key, connect: { () async throws(SessionError) -> HTTPConnection in
+            Self.recordConnecting(plan: plan, task: task)
+            let connection = try await HTTPConnection.connect(host: plan.target.host, origin: plan.target.origin, settings: plan.settings,
+                                                              on: session.eventLoopGroup.next(),
+                                                              lookupEnded: { task.recordMetrics { $0.domainLookupEnd = .now } })
+            task.recordMetrics { $0.connectEnd = .now }
+            return connection
         }) { connection, reused async throws(SessionError) -> (HopOutcome, reusable: Bool) in
             try await task.using(connection) { () async throws(SessionError) -> (HopOutcome, reusable: Bool) in
+                Self.recordConnection(connection, reused: reused, plan: plan, task: task)
                 if !reused, let tunnel = connection.tunnelResponse { task.emit(.proxyTunnel(tunnel)) }
                 let wire = exchange.wireRequest(context: context)
                 let received: ReceivedHead
                 do throws(SessionError) {
-                    received = try await Self.send(wire, plan: plan, on: connection, reused: reused, session: session)
+                    received = try await Self.send(wire, plan: plan, on: connection, reused: reused, session: session, task: task)
                 } catch {
                     if reused && replacingStale && error == SessionError.connectionClosed { return (.stale, false) }
                     throw error
@@ -172,7 +178,7 @@ final class ExchangeRunner: Loader {
                                              on: session.eventLoopGroup.next())
         }) { connection, reused async throws(SessionError) -> (T, reusable: Bool) in
             try await task.using(connection) { () async throws(SessionError) -> (T, reusable: Bool) in
-                let received = try await send(sent, plan: plan, on: connection, reused: reused, session: session)
+                let received = try await send(sent, plan: plan, on: connection, reused: reused, session: session, task: nil)
                 let final = try Self.final(received, to: request, original: task.originalRequest, on: connection)
                 let (result, reusable) = await body(final)
                 return (result, reusable && final.framing.keepAlive && !received.trailingGarbage)
@@ -183,11 +189,20 @@ final class ExchangeRunner: Loader {
     /// Sends the request and waits for the head. On a new connection, a head that is slow to
     /// come lets our own idle connections to the same server go: a server that serves one
     /// connection at a time answers only once they are closed.
+    /// `task` is the task whose metrics and debug events record the exchange: nil for the
+    /// ranges of a segmented download (the task's own request has recorded them).
     private static func send(_ request: Request, plan: ConnectionPlan, on connection: HTTPConnection,
-                             reused: Bool, session: Session) async throws(SessionError) -> ReceivedHead {
+                             reused: Bool, session: Session, task: SessionTask?) async throws(SessionError) -> ReceivedHead {
         let key = plan.key
         let head = plan.target.requestHead(for: request, defaultHeaders: session.configuration.defaultHeaders,
                                            absoluteForm: plan.absoluteForm)
+        if let task {
+            if session.configuration.emitsDebugEvents {
+                task.emit(.debug(.requestSent(method: head.method.rawValue, target: head.uri, version: "HTTP/\(head.version.major).\(head.version.minor)",
+                                              headers: HeaderFields(head.headers.map { ($0.name, $0.value) }))))
+            }
+            task.recordMetrics { $0.requestStart = .now }
+        }
         var starvation: RepeatedTask?
         // Cancelling a repeated task from off its loop is asynchronous: a run already queued
         // could close the connection this request parks a moment later. The flag, set under
@@ -204,7 +219,56 @@ final class ExchangeRunner: Loader {
             answered.withLockedValue { $0 = true }
             starvation?.cancel()
         }
-        return try await connection.send(head, body: request.body)
+        let received = try await connection.send(head, body: request.body)
+        task?.recordMetrics { metrics in
+            metrics.responseStart = .now
+            metrics.countOfResponseHeaderBytesReceived = Self.headBytes(received.head)
+        }
+        return received
+    }
+
+    /// The size of a response head as it came: status line and fields, each with CRLF.
+    static func headBytes(_ head: HTTPResponseHead) -> Int64 {
+        var count = 15 + head.status.reasonPhrase.utf8.count  // "HTTP/1.1 200 " + phrase + CRLF
+        for field in head.headers { count += field.name.utf8.count + 2 + field.value.utf8.count + 2 }
+        return Int64(count + 2)
+    }
+
+    /// A new connection is being opened for `task`: the phases of an earlier one no longer
+    /// apply. An address needs no lookup (its lookup ends at once); a name's lookup end is
+    /// recorded by the resolver; through a proxy the lookup is the proxy's, part of the connect.
+    static func recordConnecting(plan: ConnectionPlan, task: SessionTask) {
+        let literal = plan.settings.route == nil && TrustEvaluator.isIPLiteral(plan.target.host)
+        task.recordMetrics { metrics in
+            let now = ContinuousClock.now
+            metrics.domainLookupEnd = literal ? now : nil
+            metrics.secureConnectionEnd = nil
+        }
+    }
+
+    /// Records which connection a request of `task` goes out on (metrics, and a debug event).
+    static func recordConnection(_ connection: HTTPConnection, reused: Bool, plan: ConnectionPlan, task: SessionTask) {
+        let remote = connection.channel.remoteAddress
+        let local = connection.channel.localAddress
+        task.recordMetrics { metrics in
+            metrics.reusedConnection = reused
+            if reused {
+                metrics.domainLookupEnd = nil
+                metrics.secureConnectionEnd = nil
+                metrics.connectEnd = .now
+            } else {
+                metrics.connectionsOpened += 1
+            }
+            metrics.remoteAddress = remote?.ipAddress
+            metrics.remotePort = remote?.port
+            metrics.localAddress = local?.ipAddress
+            metrics.localPort = local?.port
+        }
+        guard task.session.configuration.emitsDebugEvents else { return }
+        let host = plan.target.host, port = plan.target.origin.port
+        task.emit(.debug(reused ? .reusingConnection(host: host, port: port)
+                         : .connected(host: host, port: port, remoteAddress: remote?.ipAddress,
+                                      proxy: plan.settings.route.map { "\($0.proxy)" })))
     }
 
     /// How long a request on a new connection waits for its head before our idle connections
@@ -237,6 +301,10 @@ final class ExchangeRunner: Loader {
             let decision = await task.decide { await $0.task(self.task, willPerformRedirection: redirect, newRequest: proposed) }
             next = exchange.redirectDecided(decision)
             if case .followRedirect(let request) = next {
+                task.recordMetrics { metrics in
+                    metrics.redirectCount += 1
+                    metrics.redirectEnd = .now
+                }
                 task.emit(.redirected(redirect, to: request))
             }
         }

@@ -90,15 +90,22 @@ final class HTTPConnection: Sendable {
 
     /// Resolves `host`, tries every address (IPv6 and IPv4, Happy Eyeballs) within the connect
     /// timeout, and sets up the pipeline. TLS handshakes run as the first request is written.
-    static func connect(host: String, origin: Origin, settings: Settings,
-                        on eventLoop: EventLoop) async throws(SessionError) -> HTTPConnection {
+    /// `lookupEnded` is called when the name lookup ends (not for an address, nor through a proxy).
+    static func connect(host: String, origin: Origin, settings: Settings, on eventLoop: EventLoop,
+                        lookupEnded: (@Sendable () -> Void)? = nil) async throws(SessionError) -> HTTPConnection {
         if let route = settings.route { return try await connect(host: host, origin: origin, settings: settings, route: route, on: eventLoop) }
         let trustFailure = TrustFailureBox()
         let handshakeFailure = TLSHandshakeFailure.Box()
         // While another connection's first TLS handshake to this origin runs, wait for its
         // session (see TLSSessionCache): one full handshake per origin, the others resume.
         let firstHandshake = await settings.tls?.admit(host: host, port: origin.port)
-        let bootstrap = settings.bootstrap(on: eventLoop)
+        var bootstrap = settings.bootstrap(on: eventLoop)
+        // Lookups timed for the task's metrics (NIO's own resolver, wrapped); a restricted
+        // address family has its own resolver and goes untimed.
+        if let lookupEnded, settings.addressFamily == .any, !TrustEvaluator.isIPLiteral(host) {
+            bootstrap = bootstrap.resolver(TimedResolver(loop: eventLoop, resolved: lookupEnded))
+        }
+        bootstrap = bootstrap
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try configurePipeline(channel: channel, host: host, port: origin.port,

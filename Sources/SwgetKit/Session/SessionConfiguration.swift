@@ -101,6 +101,8 @@ public struct SessionConfiguration: Sendable {
     public var protocolHandlers: [any ProtocolHandler] = []
     /// FTP logins, data connections, TLS for `ftp://` and connection reuse.
     public var ftp = FTPSettings()
+    /// Emit ``TaskEvent/debug(_:)`` events (connections, request heads) for a debug log.
+    public var emitsDebugEvents = false
 
     /// A configuration of `kind`: ephemeral ones get private in-memory cookie, credential and HSTS
     /// stores, the others the shared ones; background ones retry (``RetryPolicy/init()``), the others

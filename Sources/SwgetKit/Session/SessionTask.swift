@@ -50,6 +50,8 @@ public class SessionTask: @unchecked Sendable {
         var waiters: [(afterDelivery: Bool, continuation: CheckedContinuation<SessionError?, Never>)] = []
         var transferEnded = false
         var delivered = false
+        /// Timings and counts, recorded at the edges of the transfer.
+        var metrics = TaskMetrics()
     }
 
     let status: NIOLockedValueBox<Status>
@@ -81,6 +83,9 @@ public class SessionTask: @unchecked Sendable {
     public var countOfBytesExpectedToReceive: Int64? { status.withLockedValue { $0.bytesExpected } }
     /// The attempt under way: 1, then one more for each retry.
     public var attempt: Int { status.withLockedValue { $0.attempt } }
+    /// Timings and counts of the transfer so far; final once the task completed (read it after
+    /// ``completion()`` or in the `completed` event).
+    public var metrics: TaskMetrics { status.withLockedValue { $0.metrics } }
 
     /// The task's events from now on, ending after ``TaskEvent/completed(_:)``. Subscribe before
     /// ``resume()`` to see all of them; a subscriber that comes after completion gets
@@ -89,7 +94,11 @@ public class SessionTask: @unchecked Sendable {
 
     /// Starts the task. Calling it again, or after ``cancel()``, does nothing.
     public func resume() {
-        let start = status.withLockedValue { $0.lifecycle.resume() == .start }
+        let start = status.withLockedValue { status in
+            guard status.lifecycle.resume() == .start else { return false }
+            status.metrics.fetchStart = .now
+            return true
+        }
         guard start else { return }
         let transfer = Task { await self.run() }
         status.withLockedValue { $0.transfer = transfer }
@@ -172,6 +181,9 @@ public class SessionTask: @unchecked Sendable {
     private func finish(with error: SessionError?) async {
         let final = status.withLockedValue { status -> SessionError?? in
             guard let final = status.lifecycle.transferEnded(error) else { return .none }
+            status.metrics.taskEnd = .now
+            status.metrics.retryCount = status.attempt - 1
+            status.metrics.countOfResponseBodyBytesReceived = status.bytesReceived
             status.connections = [:]
             status.transferEnded = true
             return .some(final)
@@ -222,6 +234,11 @@ public class SessionTask: @unchecked Sendable {
         if let cancelled { throw cancelled }
         defer { status.withLockedValue { _ = $0.connections.removeValue(forKey: connection.id) } }
         return try await body()
+    }
+
+    /// Records an edge of the transfer in ``metrics`` (a few times per request, never per byte).
+    func recordMetrics(_ record: (inout TaskMetrics) -> Void) {
+        status.withLockedValue { record(&$0.metrics) }
     }
 
     /// The cancellation reason, if the task was cancelled.

@@ -23,7 +23,7 @@ import Foundation
 /// 4. `willRetry` before each new attempt after a transient failure, then 1–3 again.
 /// 5. `completed` — exactly once, last.
 ///
-/// `warning` may come at any point before `completed`; `tlsEstablished` before the `redirected`
+/// `warning` and `debug` may come at any point before `completed`; `tlsEstablished` before the `redirected`
 /// or `response` of a hop sent on a new https connection.
 public enum TaskEvent: Sendable {
     /// A redirect was followed: `response` answered the previous hop, `request` is the next.
@@ -61,6 +61,23 @@ public enum TaskEvent: Sendable {
     /// The download is complete and published under its final name (not a temporary file to
     /// move, unlike NSURLSession's `didFinishDownloadingTo`).
     case finishedDownloading(to: URL)
+    /// Details for a debug log (connections opened and reused, request heads as sent); only
+    /// when ``SessionConfiguration/emitsDebugEvents`` is on.
+    case debug(DebugEvent)
     /// The task ended: nil on success, or why it failed. Always the last event.
     case completed(SessionError?)
+}
+
+/// What a debug log shows besides the other events (``TaskEvent/debug(_:)``). Request heads
+/// hold credentials (`Authorization`, `Proxy-Authorization`, `Cookie`) as sent: mask them
+/// before showing them to anyone.
+public enum DebugEvent: Sendable {
+    /// A new connection to `host`:`port` is up (through `proxy`, described without its
+    /// password, when there is one); `remoteAddress` is the peer's address as a number.
+    case connected(host: String, port: Int, remoteAddress: String?, proxy: String?)
+    /// A request goes out on a connection kept open from an earlier request.
+    case reusingConnection(host: String, port: Int)
+    /// A request head as written: the request line's method, target and version, and the
+    /// fields (the session's defaults included).
+    case requestSent(method: String, target: String, version: String, headers: HeaderFields)
 }

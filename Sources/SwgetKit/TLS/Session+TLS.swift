@@ -43,6 +43,10 @@ extension Session {
             }
         }
         return TLSConnector(shared: shared, trust: trust, clientCertificate: clientCertificate,
-                            established: { [weak task] info in task?.emit(.tlsEstablished(info)) })
+                            established: { [weak task] info in
+                                // The origin's handshake (not an https proxy's) is the metrics' TLS phase.
+                                if pinned { task?.recordMetrics { $0.secureConnectionEnd = .now } }
+                                task?.emit(.tlsEstablished(info))
+                            })
     }
 }
