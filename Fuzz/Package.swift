@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+// libFuzzer targets for swget's parsers: a package of its own, so that neither `swift build` nor
+// `swift test` at the root compiles them. Build and run through `scripts/fuzz` (it passes
+// `-sanitize=fuzzer,address`); each target is one small main.swift driving a production entry
+// point (SwgetKit's public API, or `FuzzEntry` for an internal parser).
+import PackageDescription
+
+let targets = [
+    "FuzzResponseHead", "FuzzContentDisposition", "FuzzContentRange", "FuzzDecoders", "FuzzResumeData",
+    "FuzzCookies", "FuzzAuth", "FuzzNetrc", "FuzzProxy", "FuzzHSTS", "FuzzFTP", "FuzzURL",
+]
+
+let package = Package(
+    name: "SwgetFuzz",
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
+    targets: [
+        // "SwgetKit" by name: a path dependency's identity is its folder's name, which differs between clones.
+        .target(name: "FuzzSupport", dependencies: ["SwgetKit"]),
+    ] + targets.map { name in
+        .executableTarget(name: name, dependencies: [
+            "FuzzSupport",
+            "SwgetKit",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ])
+    },
+    swiftLanguageModes: [.v6]
+)
