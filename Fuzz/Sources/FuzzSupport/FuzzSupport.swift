@@ -37,7 +37,8 @@ public func fuzzText(_ data: UnsafePointer<UInt8>?, _ size: Int) -> String {
 public func require(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String,
                     file: StaticString = #fileID, line: UInt = #line) {
     if !condition() {
-        fputs("property failed at \(file):\(line): \(message())\n", stderr)
+        let text = "property failed at \(file):\(line): \(message())\n"
+        _ = text.withCString { write(2, $0, strlen($0)) }
         abort()
     }
 }

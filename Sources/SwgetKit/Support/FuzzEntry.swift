@@ -1,8 +1,17 @@
+import NIOCore
+import NIOHTTP1
+
 /// Entry points for the libFuzzer targets in `Fuzz/` (a separate package that the normal build
 /// never compiles). Each function calls the production parser for one internal type and returns
 /// plain values, so the fuzzers drive exactly the code a hostile server or file reaches without
 /// `@testable import`. Not meant for programs: nothing here is a stable API.
 public enum FuzzEntry {
+    /// The response parser every HTTP connection installs (``HTTPConnection``), with the
+    /// default head limit of ``SessionConfiguration``.
+    public static func responseDecoder() -> ByteToMessageHandler<HTTPResponseDecoder> {
+        HTTPConnection.responseDecoder(maxHeaderBytes: SessionConfiguration.default.maxResponseHeaderBytes)
+    }
+
     /// The body framing `ResponseFraming` decides for a response head: `none`, `length N`,
     /// `chunked` or `untilClose`, and whether the connection may be reused; nil for a violation.
     public static func responseFraming(requestMethod: String, status: Int, versionMajor: Int, versionMinor: Int,
@@ -56,18 +65,24 @@ public enum FuzzEntry {
         let output: DecodedOutput = { (piece: UnsafeRawBufferPointer) throws(SessionError) in
             summary.largestPiece = max(summary.largestPiece, piece.count)
             summary.bytes.append(contentsOf: piece)
-            if summary.bytes.count >= outputLimit { throw SessionError.tooLarge }
-        }
-        do {
-            for piece in pieces {
-                try piece.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws(SessionError) in
-                    try chain.decode(raw, into: output)
-                }
+            if summary.bytes.count >= outputLimit {
+                summary.stopped = true
+                throw SessionError.tooLarge
             }
-            try chain.finish(into: output)
-        } catch {
-            if error == .tooLarge { summary.stopped = true } else { summary.failed = true }
         }
+        // No typed-throws closure crosses `withUnsafeBytes` (its reabstraction thunk crashes
+        // swift-frontend 6.3.1 in IRGen): each piece reports failure as a value.
+        var failed = false
+        for piece in pieces where !failed {
+            failed = piece.withUnsafeBytes { raw in
+                do { try chain.decode(raw, into: output) } catch { return true }
+                return false
+            }
+        }
+        if !failed {
+            do { try chain.finish(into: output) } catch { failed = true }
+        }
+        summary.failed = failed && !summary.stopped
         summary.chainCount = chain.decodedBytes
         return summary
     }
@@ -78,7 +93,9 @@ public enum FuzzEntry {
         var parser = FTPReplyParser()
         var replies: [(code: Int, lines: [String])] = []
         do {
-            for piece in pieces { replies += try parser.feed(piece).map { ($0.code, $0.lines) } }
+            for piece in pieces {
+                for reply in try parser.feed(piece) { replies.append((code: reply.code, lines: reply.lines)) }
+            }
             try parser.finish()
             return (replies, nil)
         } catch {
