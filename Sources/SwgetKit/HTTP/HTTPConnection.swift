@@ -142,14 +142,20 @@ final class HTTPConnection: Sendable {
             try sync.addHandlers(try tls.makeHandlers(host: host, port: port, trustFailure: trustFailure,
                                                       handshakeFailure: handshakeFailure, firstHandshake: firstHandshake))
         }
-        var limits = NIOHTTPDecoderLimitConfiguration()
-        limits.maxHeaderListSize = settings.maxHeaderBytes
-        limits.maxHeaderFieldSize = settings.maxHeaderBytes
         try sync.addHandler(HTTPRequestEncoder())
-        try sync.addHandler(ByteToMessageHandler(HTTPResponseDecoder(
-            leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .drop, limitConfiguration: limits)))
+        try sync.addHandler(responseDecoder(maxHeaderBytes: settings.maxHeaderBytes))
         try sync.addHandler(HTTPClientHandler(idleTimeout: settings.idleReadTimeout, trustFailure: trustFailure,
                                                  rateLimiter: settings.rateLimiter))
+    }
+
+    /// NIO's response parser as every connection configures it: leftover bytes after a close
+    /// dropped, 1xx answers dropped, the head bounded by `maxHeaderBytes`.
+    static func responseDecoder(maxHeaderBytes: Int) -> ByteToMessageHandler<HTTPResponseDecoder> {
+        var limits = NIOHTTPDecoderLimitConfiguration()
+        limits.maxHeaderListSize = maxHeaderBytes
+        limits.maxHeaderFieldSize = maxHeaderBytes
+        return ByteToMessageHandler(HTTPResponseDecoder(
+            leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .drop, limitConfiguration: limits))
     }
 
     static func connectError(_ error: Error, host: String, port: Int) -> SessionError {
