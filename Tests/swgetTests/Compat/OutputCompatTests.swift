@@ -61,7 +61,8 @@ struct ConfigArgumentsTests {
         #expect(byName["no-proxy"]?.takesValue == false)
         #expect(byName["header"]?.takesValue == true)
         #expect(byName["execute"] == ConfigFile.Option("execute", takesValue: true, shortName: "e"))
-        #expect(byName["split"]?.shortName == "x")
+        #expect(byName["split"]?.shortName == nil)
+        #expect(byName["force-directories"]?.shortName == "x")
         #expect(byName["save-headers"]?.shortName == "s")
         #expect(byName["nv"] == nil, "a single-dash name is not a --name")
     }
