@@ -49,16 +49,8 @@ struct ConnectionPlan: Sendable {
 
     /// The first address of `host`, for `socks5://` and `socks4://` (which carry addresses).
     static func resolve(_ host: String) async throws(SessionError) -> String {
-        let resolved = await Task.detached { () -> String? in
-            var hints = addrinfo()
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-            var result: UnsafeMutablePointer<addrinfo>?
-            guard getaddrinfo(host, nil, &hints, &result) == 0, let first = result else { return nil }
-            defer { freeaddrinfo(result) }
-            var buffer = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-            guard getnameinfo(first.pointee.ai_addr, first.pointee.ai_addrlen, &buffer, socklen_t(buffer.count), nil, 0,
-                              NI_NUMERICHOST) == 0 else { return nil }
-            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let resolved = await Task.detached {
+            AddressFamilyResolver.addresses(host, 0, AF_UNSPEC).first?.ipAddress
         }.value
         guard let resolved else { throw SessionError.unresolvableHost.with("unable to resolve host address '\(host)'") }
         return resolved

@@ -66,12 +66,10 @@ struct Exchange: Sendable {
     private var pendingChallenge: Response?
     /// HSTS: the https URL an http URL must become before any request (nil: leave it).
     private let upgrade: @Sendable (URL) -> URL?
-    /// 407 answers come from a proxy this exchange speaks to in absolute form.
-    private let acceptsProxyChallenges: Bool
 
     /// `startingAt` continues a download at the URL its earlier run ended at (after redirects)
     /// instead of the original URL; the origin rule still compares with the original.
-    init(original: Request, maxRedirects: Int, startingAt url: URL? = nil, acceptsProxyChallenges: Bool = false,
+    init(original: Request, maxRedirects: Int, startingAt url: URL? = nil,
          upgrade: @escaping @Sendable (URL) -> URL? = { _ in nil }) {
         // An HSTS upgrade of the original URL is the same resource: the origin rule compares
         // later hops with the upgraded origin, so the user's credentials and cookies go with it.
@@ -79,7 +77,6 @@ struct Exchange: Sendable {
         if let upgraded = upgrade(original.url) { original.url = upgraded }
         self.original = original
         self.upgrade = upgrade
-        self.acceptsProxyChallenges = acceptsProxyChallenges
         var target = HopTarget(original)
         if let url { target.url = url }
         if let upgraded = upgrade(target.url) { target.url = upgraded }
@@ -129,7 +126,7 @@ struct Exchange: Sendable {
             let downgrade = target.url.scheme?.lowercased() == "https" && next.url.scheme?.lowercased() == "http"
             return .decideRedirect(response, proposed: proposed, downgrade: downgrade)
         }
-        let isProxy = response.statusCode == 407 && (acceptsProxyChallenges || viaForwardProxy)
+        let isProxy = response.statusCode == 407 && viaForwardProxy
         if response.statusCode == 401 || isProxy {
             let field = isProxy ? "Proxy-Authenticate" : "WWW-Authenticate"
             let challenges = AuthChallenge.parse(fields: response.headers.values(for: field))

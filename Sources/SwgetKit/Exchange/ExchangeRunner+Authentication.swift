@@ -76,8 +76,8 @@ extension ExchangeRunner {
             }
         } else {
             let own = Origin(task.originalRequest.url)
-            if own.host == space.host, own.port == space.port, own.scheme == space.scheme,
-               var credential = Self.ownCredential(of: task.originalRequest) {
+            let atOwnOrigin = own.host == space.host && own.port == space.port && own.scheme == space.scheme
+            if atOwnOrigin, var credential = Self.ownCredential(of: task.originalRequest) {
                 // A URL naming a user without a password takes that user's `.netrc` password
                 // (wget, curl).
                 let request = task.originalRequest
@@ -89,7 +89,6 @@ extension ExchangeRunner {
                 candidates.append(credential)
             }
             // The URL's user names the `.netrc` entry at its own origin only.
-            let atOwnOrigin = own.host == space.host && own.port == space.port && own.scheme == space.scheme
             let login = atOwnOrigin ? task.originalRequest.url.user(percentEncoded: false) : nil
             if let entry = configuration.netrc?.lookup(host: space.host, login: login), let password = entry.password {
                 candidates.append(Credential(user: entry.login ?? login ?? "", password: password, persistence: .forSession))

@@ -259,12 +259,7 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func readBody(context: ChannelHandlerContext) {
         let received = bytesSinceRead
         bytesSinceRead = 0
-        guard let rateLimiter, received > 0 else {
-            context.read()
-            return
-        }
-        let delay = rateLimiter.delay(after: received)
-        guard delay > .zero else {
+        guard let delay = RateLimiter.pause(rateLimiter, after: received) else {
             context.read()
             return
         }

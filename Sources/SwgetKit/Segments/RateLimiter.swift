@@ -20,6 +20,15 @@ final class RateLimiter: Sendable {
         return seconds > 0 ? .nanoseconds(Int64(seconds * 1e9)) : .zero
     }
 
+    /// The pause `limiter` calls for after `bytes` arrived, nil when the next read may go at
+    /// once (no limit, nothing read, or tokens to spare): the one rule every handler's
+    /// read loop follows.
+    static func pause(_ limiter: RateLimiter?, after bytes: Int) -> TimeAmount? {
+        guard let limiter, bytes > 0 else { return nil }
+        let delay = limiter.delay(after: bytes)
+        return delay > .zero ? delay : nil
+    }
+
     /// Socket reads small enough for a smooth rate: about 50 ms worth, 4 KiB to `maximum`.
     func readSize(upTo maximum: Int) -> Int {
         Int(min(Int64(maximum), max(4096, bytesPerSecond / 20)))

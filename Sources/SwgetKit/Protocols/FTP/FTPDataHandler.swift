@@ -254,12 +254,7 @@ final class FTPDataHandler: ChannelInboundHandler {
     private func readMore(context: ChannelHandlerContext) {
         let count = bytesSinceRead
         bytesSinceRead = 0
-        guard let limiter = settings.rateLimiter, count > 0 else {
-            context.read()
-            return
-        }
-        let delay = limiter.delay(after: count)
-        guard delay > .zero else {
+        guard let delay = RateLimiter.pause(settings.rateLimiter, after: count) else {
             context.read()
             return
         }
