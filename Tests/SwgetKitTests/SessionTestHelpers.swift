@@ -52,7 +52,7 @@ final class RecordingDelegate: SessionDelegate {
             record("resumed \(offset)")
         case .restarted:
             record("restarted")
-        case .willRetry, .redirected, .warning, .proxyTunnel:
+        case .willRetry, .redirected, .warning, .proxyTunnel, .sentBodyData:
             break
         }
     }

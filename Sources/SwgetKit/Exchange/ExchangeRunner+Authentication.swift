@@ -18,7 +18,7 @@ extension ExchangeRunner {
                             : Self.requestTarget(request.url)
         let challenged = ChallengedRequest(host: target.origin.host, port: target.origin.port, scheme: target.origin.scheme,
                                            method: request.method.uppercased(), uri: uri,
-                                           body: request.body.map { .bytes($0) } ?? .empty)
+                                           body: Self.digestBody(request.body, for: challenges))
         var action = authentication.challenged(status: response.statusCode, challenges: challenges, request: challenged)
         while true {
             switch action {

@@ -58,6 +58,15 @@ final class ExchangeRunner: Loader {
     /// The answer to a proxy's 407, for every later connection through it (CONNECT) or request
     /// to it (absolute form).
     var proxyAuthorization: String?
+    /// The stream a stream body comes from, kept until a send consumes it
+    /// (ExchangeRunner+RequestBody.swift).
+    var bodyStream: BodyStreamSlot?
+    /// Why the body is sent again, for the error when it cannot be (a redirect, a challenge, a retry).
+    var resendReason = "send it again"
+    /// The server answered `Expect: 100-continue` with 417: later requests go without it.
+    var expectRefused = false
+    /// Attempts loaded so far.
+    private var loads = 0
 
     init(task: SessionTask, startingAt url: URL? = nil) {
         self.task = task
@@ -68,6 +77,8 @@ final class ExchangeRunner: Loader {
 
     func load(additions: [(name: String, value: String)], canRetry: Bool, consumer: some ResponseConsumer) async -> LoadOutcome {
         var action = exchange.start(additions: additions, canRetry: canRetry)
+        loads += 1
+        if loads > 1 { resendReason = "retry the request" }
         while true {
             if let reason = task.cancellation { return .failed(reason) }
             switch action {
@@ -136,22 +147,36 @@ final class ExchangeRunner: Loader {
         context.viaForwardProxy = plan.absoluteForm
         context.proxyAuthorization = plan.proxyAuthorization
         let session = self.session
+        // Opened for every send: files again, streams only when the last send consumed them.
+        var body: OutgoingBody?
+        if let requestBody = request.body { body = try await openBody(requestBody, for: request) }
         return try await session.pool.withConnection(plan.key, connect: { () async throws(SessionError) in
             try await HTTPConnection.connect(host: plan.target.host, origin: plan.target.origin, settings: plan.settings,
                                              on: session.eventLoopGroup.next())
         }) { connection, reused async throws(SessionError) -> (HopOutcome, reusable: Bool) in
             try await task.using(connection) { () async throws(SessionError) -> (HopOutcome, reusable: Bool) in
                 if !reused, let tunnel = connection.tunnelResponse { task.emit(.proxyTunnel(tunnel)) }
-                let wire = exchange.wireRequest(context: context)
+                var wire = exchange.wireRequest(context: context)
+                if expectRefused { wire.headers.remove("Expect") }
+                if !wire.headers.contains("Content-Type"), let type = wire.body?.impliedContentType {
+                    wire.headers.set("Content-Type", type)  // a form's, with its boundary
+                }
+                let framing = framing(of: wire, body: body)
                 let received: ReceivedHead
                 do throws(SessionError) {
-                    received = try await Self.send(wire, plan: plan, on: connection, reused: reused, session: session)
+                    received = try await Self.send(wire, body: body, framing: framing, progress: bodyProgress(body),
+                                                   plan: plan, on: connection, reused: reused, session: session)
                 } catch {
-                    if reused && replacingStale && error == SessionError.connectionClosed { return (.stale, false) }
+                    if reused && replacingStale && error == SessionError.connectionClosed && !sentBody(body) { return (.stale, false) }
                     throw error
                 }
+                if received.head.status.code == 417, framing.expectContinue, !expectRefused {
+                    // RFC 9110 §10.1.1: repeat the request without the expectation.
+                    expectRefused = true
+                    return (.stale, false)
+                }
                 let (result, reusable) = try await answer(received, to: wire, on: connection, consumer)
-                return (.result(result), reusable)
+                return (.result(result), reusable && !received.requestBodyWithheld)
             }
         }
     }
@@ -182,11 +207,12 @@ final class ExchangeRunner: Loader {
     /// Sends the request and waits for the head. On a new connection, a head that is slow to
     /// come lets our own idle connections to the same server go: a server that serves one
     /// connection at a time answers only once they are closed.
-    private static func send(_ request: Request, plan: ConnectionPlan, on connection: HTTPConnection,
+    private static func send(_ request: Request, body: OutgoingBody? = nil, framing: RequestFraming? = nil,
+                             progress: BodyProgress? = nil, plan: ConnectionPlan, on connection: HTTPConnection,
                              reused: Bool, session: Session) async throws(SessionError) -> ReceivedHead {
         let key = plan.key
         let head = plan.target.requestHead(for: request, defaultHeaders: session.configuration.defaultHeaders,
-                                           absoluteForm: plan.absoluteForm)
+                                           absoluteForm: plan.absoluteForm, framing: framing)
         var starvation: RepeatedTask?
         if !reused {
             let pool = session.pool
@@ -196,7 +222,8 @@ final class ExchangeRunner: Loader {
             }
         }
         defer { starvation?.cancel() }
-        return try await connection.send(head, body: request.body)
+        let wait = framing?.expectContinue == true ? session.configuration.expectContinueTimeout.timeAmount : nil
+        return try await connection.send(head, body: body, expectContinue: wait, progress: progress)
     }
 
     /// How long a request on a new connection waits for its head before our idle connections
@@ -216,6 +243,7 @@ final class ExchangeRunner: Loader {
             let retry = await authenticate(response, challenges: challenges, isProxy: isProxy, request: request)
             next = exchange.challengeAnswered(retry: retry)
             if retry {
+                resendReason = "answer the authentication challenge (\(response.statusCode))"
                 let reusable = await Self.skipBody(of: final)
                 return (.next(next), reusable)
             }
@@ -230,6 +258,7 @@ final class ExchangeRunner: Loader {
             next = exchange.redirectDecided(decision)
             if case .followRedirect(let request) = next {
                 task.emit(.redirected(redirect, to: request))
+                resendReason = "follow the redirect (\(redirect.statusCode)) to \(URLDisplay.forDisplay(request.url))"
             }
         }
         switch next {
