@@ -27,6 +27,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // TLSUserEvent: FTPS learns that a control connection's TLS handshake finished.
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -54,6 +56,9 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "swget", dependencies: ["SwgetCLI"]),
+        // SwgetKit used exactly as the README shows; built and run against the test server by
+        // Tests/swgetTests/ExampleProgramTests.swift, so the documentation cannot rot.
+        .executableTarget(name: "SwgetKitExample", dependencies: ["SwgetKit"], path: "Examples/SwgetKitExample"),
         // Docs tooling: renders man/swget.1 from the option declarations (never in the binary).
         .target(name: "SwgetDocs", path: "Sources/SwgetDocs"),
         // The scriptable in-process HTTP(S) server that tests use to misbehave on purpose.
@@ -79,7 +84,7 @@ let package = Package(
         .testTarget(
             name: "swgetTests",
             // Depends on the executable so that building the tests builds the binary they run.
-            dependencies: ["swget", "SwgetCLI", "SwgetKit", "SwgetDocs", "SwgetTestSupport"]
+            dependencies: ["swget", "SwgetKitExample", "SwgetCLI", "SwgetKit", "SwgetDocs", "SwgetTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -163,9 +163,9 @@ _swget() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(-nc --no-clobber --no-content-disposition --trust-server-names --content-on-error -c --continue -q --quiet -nv --no-verbose --show-progress -S --server-response --spider --compressed --no-decompress --raw --gunzip --decode --no-check-certificate --insecure -k --no-hsts --ask-password --no-netrc --auth-no-challenge --no-cookies --keep-session-cookies --no-proxy --retry-connrefused --version -h --help)
-    local -a repeating_options=(-i --input-file -H --header --ca-certificate --cacert --load-cookies --cookie)
-    local -a non_repeating_options=(-j --parallel --max-connections-per-host -O --output-document -P --directory-prefix --progress -U --user-agent --max-redirect --max-redirs --hsts-file --hsts -u --user --password --http-user --http-password --netrc-file --save-cookies --cookie-jar --proxy --noproxy --proxy-user --proxy-password -t --tries --waitretry --retry-wait -T --timeout --connect-timeout --read-timeout -s --split -x --max-connection-per-server --min-split-size --limit-rate --max-filesize)
+    local -a non_repeating_flags=(-nc --no-clobber --no-content-disposition --trust-server-names --content-on-error -c --continue -q --quiet -nv --no-verbose --show-progress -S --server-response --spider --compressed --no-decompress --raw --gunzip --decode --no-check-certificate --insecure -k --tlsv1_2 --tlsv1.2 --tlsv1_3 --tlsv1.3 --no-sessionid --https-only --no-hsts --ask-password --no-netrc --auth-no-challenge --no-cookies --keep-session-cookies --no-proxy --retry-connrefused --no-passive-ftp --ftp-pasv --disable-epsv --ftp-ssl --ssl --ssl-reqd --ftp-ssl-reqd --ftp-ssl-control --ftps-clear-data-connection --glob --no-glob --version -h --help)
+    local -a repeating_options=(-i --input-file -H --header --ca-certificate --cacert --ca-directory --capath --crl-file --crlfile --load-cookies --cookie)
+    local -a non_repeating_options=(-j --parallel --max-connections-per-host -O --output-document -P --directory-prefix --progress -U --user-agent --max-redirect --max-redirs --pinnedpubkey --certificate --cert --certificate-type --cert-type --private-key --key --private-key-type --key-type --pass --secure-protocol --tls-max --ciphers --hsts-file --hsts -u --user --password --http-user --http-password --netrc-file --save-cookies --cookie-jar --proxy --noproxy --proxy-user --proxy-password -t --tries --waitretry --retry-wait -T --timeout --connect-timeout --read-timeout -s --split -x --max-connection-per-server --min-split-size --limit-rate --max-filesize --ftp-user --ftp-password --ftp-port --ftp-method)
     __swget_offer_flags_options -1
 
     # Offer option value completions
@@ -202,6 +202,47 @@ _swget() {
         ;;
     '--ca-certificate'|'--cacert')
         __swget_add_completions -f
+        return
+        ;;
+    '--ca-directory'|'--capath')
+        __swget_add_completions -d
+        return
+        ;;
+    '--crl-file'|'--crlfile')
+        __swget_add_completions -f
+        return
+        ;;
+    '--pinnedpubkey')
+        return
+        ;;
+    '--certificate')
+        __swget_add_completions -f
+        return
+        ;;
+    '--cert')
+        __swget_add_completions -f
+        return
+        ;;
+    '--certificate-type'|'--cert-type')
+        return
+        ;;
+    '--private-key'|'--key')
+        __swget_add_completions -f
+        return
+        ;;
+    '--private-key-type'|'--key-type')
+        return
+        ;;
+    '--pass')
+        return
+        ;;
+    '--secure-protocol')
+        return
+        ;;
+    '--tls-max')
+        return
+        ;;
+    '--ciphers')
         return
         ;;
     '--hsts-file'|'--hsts')
@@ -269,6 +310,18 @@ _swget() {
         return
         ;;
     '--max-filesize')
+        return
+        ;;
+    '--ftp-user')
+        return
+        ;;
+    '--ftp-password')
+        return
+        ;;
+    '--ftp-port')
+        return
+        ;;
+    '--ftp-method')
         return
         ;;
     esac

@@ -17,6 +17,8 @@ struct Batch: Sendable {
     let interruption: Interruption
     let destination: DownloadDestination
     let spider: Bool
+    /// wget's FTP globbing: `ftp://host/pub/*.iso` becomes one job per matching file.
+    var expandsFTPGlobs = true
 
     struct Tally: Sendable {
         var worst = ExitStatus.success
@@ -35,6 +37,7 @@ struct Batch: Sendable {
 
     func run(_ jobs: [Job], parallel: Int) async -> Tally {
         var tally = Tally()
+        let jobs = expandsFTPGlobs ? await expandGlobs(jobs, tally: &tally) : jobs
         var pending = jobs.makeIterator()
         await withTaskGroup(of: Outcome.self) { group in
             func startNext() -> Bool {
@@ -59,6 +62,30 @@ struct Batch: Sendable {
         return tally
     }
 
+    /// Replaces each FTP URL with a wildcard by its matching files (listing the directory), in
+    /// name order; a listing that fails or matches nothing is reported as the job's failure.
+    private func expandGlobs(_ jobs: [Job], tally: inout Tally) async -> [Job] {
+        var expanded: [Job] = []
+        for job in jobs {
+            guard interruption.signal == nil else { break }
+            guard let request = job.request, FTPProtocolHandler.hasGlob(request.url) else {
+                expanded.append(job)
+                continue
+            }
+            do {
+                for match in try await session.expandFTPGlob(request) {
+                    expanded.append(Job(label: match.url.absoluteString, request: match))
+                }
+            } catch {
+                let status = ExitStatus(error)
+                reporter.reportFailure(url: job.label, message: error.message, exitCode: status.rawValue)
+                tally.worst = max(tally.worst, status)
+                tally.failed += 1
+            }
+        }
+        return expanded
+    }
+
     /// Downloads one URL; reports its failure.
     private func download(_ job: Job) async -> Outcome {
         guard let request = job.request else {
@@ -79,6 +106,10 @@ struct Batch: Sendable {
                 message += "; \(Units.bytes(kept)) kept in '\(Terminal.relativePath(part.path(percentEncoded: false)))'. Run the same command again to continue."
             }
             reporter.reportFailure(url: url, message: message, exitCode: 128 + signal)
+            return Outcome(status: .generic)
+        }
+        if let refusal = reporter.refusal(for: task) {
+            reporter.reportFailure(url: url, message: refusal, exitCode: ExitStatus.generic.rawValue)
             return Outcome(status: .generic)
         }
         var message = error.message
@@ -104,8 +135,8 @@ struct Batch: Sendable {
         let error = await task.outcome()
         let url = request.url.absoluteString
         if let error {
-            let status = ExitStatus(error)
-            reporter.reportFailure(url: url, message: error.message, exitCode: status.rawValue)
+            let status = reporter.refusal(for: task) == nil ? ExitStatus(error) : .generic
+            reporter.reportFailure(url: url, message: reporter.refusal(for: task) ?? error.message, exitCode: status.rawValue)
             return Outcome(status: status)
         }
         if let response = task.response, response.statusCode >= 300 {

@@ -30,6 +30,8 @@ final class Reporter: SessionDelegate {
         var ascii = false
         /// Files this run will fetch (the total line appears when more than one).
         var filesTotal = 1
+        /// Refuse redirects to http:// (`--https-only`).
+        var httpsOnly = false
     }
 
     private struct Transfer {
@@ -51,8 +53,10 @@ final class Reporter: SessionDelegate {
         }
     }
 
-    private let options: Options
+    let options: Options
     private let transfers = Mutex<[Int: Transfer]>([:])
+    /// Tasks whose redirect to http:// `--https-only` refused (see Reporter+TLS.swift).
+    let refusedRedirects = Mutex<Set<Int>>([])
     private let block: BarBlock?
 
     init(options: Options) {
@@ -111,6 +115,8 @@ final class Reporter: SessionDelegate {
         switch event {
         case .redirected(let response, let request):
             redirected(task, response: response, to: request)
+        case .tlsEstablished(let info):
+            if options.serverResponse && options.indicator != .json { say(Self.tlsText(info)) }
         case .response(let response):
             received(task, response: response)
         case .destinationCreated(let url):
@@ -138,6 +144,16 @@ final class Reporter: SessionDelegate {
         case .data:
             break
         }
+    }
+
+    func task(_ task: SessionTask, willPerformRedirection response: Response, newRequest: Request) async -> RedirectDecision {
+        guard options.httpsOnly, newRequest.url.scheme?.lowercased() != "https" else { return .follow(newRequest) }
+        refusedRedirects.withLock { _ = $0.insert(task.taskIdentifier) }
+        return .refuse
+    }
+
+    func task(_ task: SessionTask, didReceive response: Response) async -> ResponseDisposition {
+        refusedRedirects.withLock { $0.contains(task.taskIdentifier) } ? .cancel : .allow
     }
 
     func downloadTask(_ task: DownloadTask, shouldDecodePayloadOfMIMEType mimeType: String?) async -> Bool {
@@ -296,7 +312,7 @@ final class Reporter: SessionDelegate {
 
     /// A permanent message line (above the bar block when there is one). Suppressed by `-q`
     /// (unless `always`) and by `-nv` (unless `brief` or `always`). JSON mode prints only JSON.
-    private func say(_ line: String, always: Bool = false, brief: Bool = false) {
+    func say(_ line: String, always: Bool = false, brief: Bool = false) {
         guard always || options.verbosity == .normal || (brief && options.verbosity == .brief) else { return }
         guard options.indicator != .json else { return }
         if let block { block.print(line + "\n") } else { Terminal.write(line + "\n") }

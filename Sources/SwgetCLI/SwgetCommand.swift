@@ -8,15 +8,17 @@ import Glibc
 struct SwgetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "swget",
-        abstract: "Download files over HTTP and HTTPS.",
+        abstract: "Download files over HTTP, HTTPS, FTP and FTPS (and file: and data: URLs).",
         discussion: """
         Each URL is saved to a file in the current directory (or -P DIR), named after \
         Content-Disposition, the URL, or index.html, never overwriting an existing file: a \
         number goes before the extension instead (index-1.html). Bytes go to NAME.part first \
         and are renamed to NAME when complete.
 
-        Exit status: 0 success, 1 generic error, 2 usage error, 3 file I/O error, 4 network \
-        failure, 5 TLS verification failure, 6 authentication failure, 7 protocol error, \
+        Exit status: 0 success, 1 generic error (also a TLS file that cannot be used, or an \
+        http:// URL or redirect refused by --https-only), 2 usage error, 3 file I/O error, 4 network \
+        failure, 5 TLS verification failure (also a public-key pin mismatch or a revoked \
+        certificate), 6 authentication failure, 7 protocol error, \
         8 server error response; 130/143 interrupted (the .part is kept). With several URLs the \
         most severe wins.
 
@@ -44,6 +46,7 @@ struct SwgetCommand: AsyncParsableCommand {
     @OptionGroup(title: "Cookies") var cookies: CookieOptions
     @OptionGroup(title: "Proxies") var proxies: ProxyOptions
     @OptionGroup(title: "Retries, timeouts and speed") var transfer: TransferOptions
+    @OptionGroup(title: "FTP") var ftp: FTPOptions
 
     /// ArgumentParser's own entry point, with wget's exit status 2 for usage errors (it
     /// would use 64, EX_USAGE).
@@ -81,8 +84,14 @@ struct SwgetCommand: AsyncParsableCommand {
         let credential = try auth.credential()
         let (jobs, listErrors) = collectJobs(credential: credential)
         let reporter = makeReporter(files: jobs.count)
+        var configuration: SessionConfiguration
+        do {
+            configuration = try makeConfiguration(reporter: reporter)
+        } catch {
+            Terminal.write("swget: \(DisplayText.sanitize(error.description))\n")
+            throw ExitCode(ExitStatus.generic.rawValue)
+        }
         for error in listErrors { reporter.reportFailure(url: error.source, message: error.message, exitCode: ExitStatus.generic.rawValue) }
-        var configuration = makeConfiguration()
         let warn: (String) -> Void = { reporter.warn($0) }
         configuration.netrc = try auth.netrc(warn: warn)
         configuration.proxy = try proxies.configuration(environment: ProxyOptions.processEnvironment)
@@ -99,7 +108,7 @@ struct SwgetCommand: AsyncParsableCommand {
         defer { resize.cancel() }
         let started = Terminal.now()
         let batch = Batch(session: session, reporter: reporter, interruption: interruption,
-                          destination: destination.destination, spider: output.spider)
+                          destination: destination.destination, spider: output.spider, expandsFTPGlobs: ftp.glob)
         let tally = await batch.run(jobs, parallel: input.parallel)
         session.finishTasksAndInvalidate()
         stores.save(configuration, warn: warn)
@@ -130,6 +139,12 @@ struct SwgetCommand: AsyncParsableCommand {
                 jobs.append(Job(label: entry.text, request: request))
             }
         }
+        if tls.httpsOnly {
+            // wget's --https-only: an http:// URL is refused before any request.
+            let refused = jobs.filter { $0.request.map { $0.url.scheme?.lowercased() != "https" } ?? false }
+            errors += refused.map { ($0.label, Reporter.httpsOnlyRefusal) }
+            jobs.removeAll { $0.request.map { $0.url.scheme?.lowercased() != "https" } ?? false }
+        }
         return (jobs, errors)
     }
 
@@ -138,13 +153,15 @@ struct SwgetCommand: AsyncParsableCommand {
         options.acceptErrorStatus = destination.contentOnError
         options.decodesContent = !http.noDecompress
         options.gunzip = http.gunzip
+        options.httpsOnly = tls.httpsOnly
         return Reporter(options: options)
     }
 
     private func makeRequest(_ argument: String, credential: Credential?) -> Request? {
         // Spaces and control characters are never part of a URL typed on a command line.
         guard !argument.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else { return nil }
-        let text = argument.contains("://") ? argument : "http://" + argument
+        // data: URLs have no "//" (RFC 2397).
+        let text = argument.contains("://") || argument.lowercased().hasPrefix("data:") ? argument : "http://" + argument
         guard var request = Request(string: text) else { return nil }
         if let port = request.url.port, !(1...65535).contains(port) { return nil }
         http.apply(to: &request)
@@ -152,15 +169,16 @@ struct SwgetCommand: AsyncParsableCommand {
         return request
     }
 
-    private func makeConfiguration() -> SessionConfiguration {
+    private func makeConfiguration(reporter: Reporter) throws(TLSSetupError) -> SessionConfiguration {
         // A background session: the state of every download lives beside its .part file, so
         // running the same command again continues it (after a crash, Ctrl-C or kill -9).
         var configuration = SessionConfiguration.background(identifier: "swget")
         transfer.apply(to: &configuration)
         http.apply(to: &configuration)
-        tls.apply(to: &configuration)
+        for warning in try tls.load(into: &configuration) { reporter.reportWarning(warning) }
         auth.apply(to: &configuration)
         input.apply(to: &configuration, split: transfer.split)
+        ftp.apply(to: &configuration)
         return configuration
     }
 }

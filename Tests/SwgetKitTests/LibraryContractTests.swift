@@ -42,6 +42,7 @@ struct LibraryContractTests {
             case .warning: "warning"
             case .proxyTunnel: "tunnel"
             case .sentBodyData: "sent"
+            case .tlsEstablished: "tls"
             case .finishedDownloading(let url): "finished \(url.lastPathComponent)"
             case .completed(let error): "completed \(error.map { "\($0.category)" } ?? "ok")"
             }

@@ -176,7 +176,7 @@ struct SessionTests {
         }
     }
 
-    @Test(arguments: ["ftp://example.org/x", "file:///etc/passwd", "mailto:a@b"])
+    @Test(arguments: ["gopher://example.org/x", "ldap://example.org/x", "mailto:a@b"])
     func unsupportedSchemes(_ url: String) async throws {
         await #expect(throws: SessionError.unsupportedURL) { _ = try await Session().data(for: request(url)) }
     }

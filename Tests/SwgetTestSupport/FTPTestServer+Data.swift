@@ -133,7 +133,7 @@ extension FTPTestSession {
                 sent = Array(payload.prefix(max(0, count)))
                 ending = nil
             }
-            let written = channel.writeAndFlush(channel.allocator.buffer(bytes: sent))
+            let written = self.send(sent, on: channel, throttle: fault == nil ? self.core.options.throttle : nil)
             // A stall keeps both connections open: the session stays busy until it is closed.
             guard let ending else { return }
             written.assumeIsolated().whenComplete { _ in
@@ -143,6 +143,25 @@ extension FTPTestSession {
                 }
             }
         }
+    }
+
+    /// Writes `bytes`, in throttled pieces when asked; the future completes after the last.
+    private func send(_ bytes: [UInt8], on channel: Channel, throttle: (bytesPerWrite: Int, interval: TimeAmount)?) -> EventLoopFuture<Void> {
+        guard let throttle, throttle.bytesPerWrite > 0, bytes.count > throttle.bytesPerWrite else {
+            return channel.writeAndFlush(channel.allocator.buffer(bytes: bytes))
+        }
+        let done = channel.eventLoop.makePromise(of: Void.self)
+        let bound = NIOLoopBound(channel, eventLoop: channel.eventLoop)
+        @Sendable func piece(from start: Int) {
+            let channel = bound.value
+            guard channel.isActive else { return done.fail(ChannelError.ioOnClosedChannel) }
+            let end = min(bytes.count, start + throttle.bytesPerWrite)
+            let written = channel.writeAndFlush(channel.allocator.buffer(bytes: bytes[start..<end]))
+            guard end < bytes.count else { return written.cascade(to: done) }
+            channel.eventLoop.scheduleTask(in: throttle.interval) { piece(from: end) }
+        }
+        piece(from: 0)
+        return done.futureResult
     }
 
     private func endTransfer() {

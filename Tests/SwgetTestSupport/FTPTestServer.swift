@@ -53,6 +53,9 @@ public struct FTPTestServerOptions: Sendable {
     /// The address a PASV reply announces ("10.255.255.1" for a foreign one); the data
     /// listener is always on 127.0.0.1, so a client that trusts the reply fails.
     public var passiveAddress = "127.0.0.1"
+    /// A slow link: RETR payloads go out `bytesPerWrite` bytes at a time, one write every
+    /// `interval` (so a client can be interrupted mid-file). nil: as fast as possible.
+    public var throttle: (bytesPerWrite: Int, interval: TimeAmount)?
 
     /// Options serving `files`, anonymous login allowed, no faults.
     public init(files: [String: FTPTestFile] = [:]) {

@@ -161,7 +161,7 @@ struct CommandTests {
         let base = server.baseURL
         let cases: [([String], Int32, String)] = [
             ([base + "/ok"], 0, ""),
-            (["ftp://example.org/x"], 1, "unsupported scheme"),
+            (["gopher://example.org/x"], 1, "unsupported scheme"),
             (["http://exa mple.org/"], 1, "invalid URL"),
             ([], 2, "missing URL"),
             (["--no-such-option", base + "/ok"], 2, "no-such-option"),

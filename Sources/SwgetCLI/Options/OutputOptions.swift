@@ -21,7 +21,8 @@ struct OutputOptions: ParsableArguments {
     @Flag(name: .customLong("show-progress"), help: "Show the progress indicator even with -q or -nv.")
     var showProgress = false
 
-    @Flag(name: [.customShort("S"), .customLong("server-response")], help: "Print the response headers of every hop.")
+    @Flag(name: [.customShort("S"), .customLong("server-response")],
+          help: "Print the response headers of every hop, and the TLS version, cipher and server certificate of each new https connection.")
     var serverResponse = false
 
     @Flag(name: .customLong("spider"), help: "Only check that the URLs exist (HEAD requests); download nothing.")

@@ -30,7 +30,9 @@ public enum SuggestedFilename {
     }
 
     /// The sanitised, percent-decoded last path segment; nil when the path is empty or ends in "/".
+    /// A `data:` URL has no path to name a file after: it is "data" (and gets its MIME extension).
     static func nameFromURL(_ url: URL) -> String? {
+        if url.scheme?.lowercased() == "data" { return "data" }
         let path = url.path(percentEncoded: true)
         guard !path.isEmpty, !path.hasSuffix("/") else { return nil }
         let segment = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""

@@ -38,9 +38,9 @@ struct ConnectionPlan: Sendable {
                                               userAgent: session.configuration.defaultHeaders["User-Agent"], tunnelHost: tunnelHost)
         if proxy.kind == .https {
             // The proxy's own TLS: the session's roots and trust challenge, for the proxy's name.
-            let proxySettings = try session.connectionSettings(for: Origin(scheme: "https", host: proxy.host, port: proxy.port), task: task)
-            route.tls = proxySettings.tls
-            route.trust = proxySettings.trust
+            // The proxy's own TLS: the session's roots and trust challenge, for the proxy's name;
+            // a pinned key is the origin's, never the proxy's (curl's --pinnedpubkey).
+            route.tls = try session.tlsConnector(for: task, pinned: false)
         }
         settings.route = route
         return ConnectionPlan(target: target, key: PoolKey(origin: target.origin, proxy: proxy.description), settings: settings,

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 
@@ -214,14 +215,21 @@ final class ExchangeRunner: Loader {
         let head = plan.target.requestHead(for: request, defaultHeaders: session.configuration.defaultHeaders,
                                            absoluteForm: plan.absoluteForm, framing: framing)
         var starvation: RepeatedTask?
+        // Cancelling a repeated task from off its loop is asynchronous: a run already queued
+        // could close the connection this request parks a moment later. The flag, set under
+        // the lock the closing runs under, stops that run before the connection goes back.
+        let answered = NIOLockedValueBox(false)
         if !reused {
             let pool = session.pool
             starvation = connection.channel.eventLoop.scheduleRepeatedTask(initialDelay: Self.starvationDelay,
                                                                            delay: Self.starvationDelay) { _ in
-                pool.closeIdleConnections(to: key)
+                answered.withLockedValue { if !$0 { pool.closeIdleConnections(to: key) } }
             }
         }
-        defer { starvation?.cancel() }
+        defer {
+            answered.withLockedValue { $0 = true }
+            starvation?.cancel()
+        }
         let wait = framing?.expectContinue == true ? session.configuration.expectContinueTimeout.timeAmount : nil
         return try await connection.send(head, body: body, expectContinue: wait, progress: progress)
     }

@@ -356,28 +356,11 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return SessionError.tlsUntrusted.with("certificate not trusted: \(reason)")
         }
         if error is NIOSSLError || error is BoringSSLError {
-            return SessionError.tlsHandshake.with("TLS handshake failed: \(error)")
+            return SessionError.tlsHandshake.with("TLS handshake failed: \(TLSHandshakeFailure.describe(String(describing: error)))")
         }
         if let io = error as? IOError {
             return SessionError.connectionClosed.with("connection error: \(io.description)").errno(io.errnoCode)
         }
         return SessionError.connectionClosed.with("connection error: \(error)")
-    }
-}
-
-/// Carries the trust callback's verdict to the handler so a refused handshake is reported with
-/// its reason rather than as a generic TLS alert.
-final class TrustFailureBox: Sendable {
-    private let storage = NIOLockedValueBox<String?>(nil)
-    var reason: String? { storage.withLockedValue { $0 } }
-    func record(_ reason: String) { storage.withLockedValue { $0 = reason } }
-}
-
-extension Double {
-    /// One decimal place, without Foundation's formatters.
-    var formatted1: String {
-        let tenths = (self * 10).rounded()
-        let whole = Int(tenths / 10), fraction = Int(abs(tenths.truncatingRemainder(dividingBy: 10)))
-        return "\(whole).\(fraction)"
     }
 }

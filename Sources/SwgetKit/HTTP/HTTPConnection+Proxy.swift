@@ -17,7 +17,9 @@ extension HTTPConnection {
                         on eventLoop: EventLoop) async throws(SessionError) -> HTTPConnection {
         let proxy = route.proxy
         let trustFailure = TrustFailureBox()
+        let handshakeFailure = TLSHandshakeFailure.Box()
         let proxyTrustFailure = TrustFailureBox()
+        let proxyHandshakeFailure = TLSHandshakeFailure.Box()
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(settings.connectTimeout)
             .channelOption(.autoRead, value: false)
@@ -31,7 +33,8 @@ extension HTTPConnection {
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     if proxy.kind == .https, let tls = route.tls {
-                        try sync.addHandler(try proxyTLSHandler(tls, proxy: proxy, trust: route.trust, failure: proxyTrustFailure))
+                        try sync.addHandlers(try tls.makeHandlers(host: proxy.host, port: proxy.port, trustFailure: proxyTrustFailure,
+                                                                  handshakeFailure: proxyHandshakeFailure, firstHandshake: nil))
                     }
                     var tunnel: EventLoopFuture<ProxyTunnel>?
                     if route.tunnel {
@@ -44,7 +47,8 @@ extension HTTPConnection {
                     // The origin's TLS only inside a tunnel; a forward proxy speaks plain http to us.
                     var inner = settings
                     if !route.tunnel { inner.tls = nil }
-                    try configurePipeline(channel: channel, host: host, port: origin.port, settings: inner, trustFailure: trustFailure)
+                    try configurePipeline(channel: channel, host: host, port: origin.port, settings: inner, trustFailure: trustFailure,
+                                          handshakeFailure: handshakeFailure, firstHandshake: nil)
                     return (channel, tunnel)
                 }
             }
@@ -64,6 +68,9 @@ extension HTTPConnection {
                 if let reason = proxyTrustFailure.reason {
                     throw SessionError.tlsUntrusted.with("proxy \(proxy): certificate not trusted: \(reason)")
                 }
+                if let failure = proxyHandshakeFailure.error {
+                    throw failure.with("proxy \(proxy): \(failure.message)")
+                }
                 if error is NIOSSLError || error is BoringSSLError {
                     throw SessionError.tlsHandshake.with("TLS handshake with proxy \(proxy) failed: \(error)")
                 }
@@ -77,26 +84,8 @@ extension HTTPConnection {
             return HTTPConnection(channel: channel, origin: origin, handler: handler, tunnelResponse: tunnelResponse)
         } catch {
             channel.close(promise: nil)
-            throw SessionError.connectionClosed.with("connection through proxy \(proxy) closed during setup")
-        }
-    }
-
-    /// TLS to an https proxy, verified like an origin but against the proxy's name.
-    private static func proxyTLSHandler(_ context: NIOSSLContext, proxy: Proxy,
-                                        trust: (@Sendable ([NIOSSLCertificate], String, Int) async -> TrustEvaluation)?,
-                                        failure: TrustFailureBox) throws -> NIOSSLClientHandler {
-        let sni = TrustEvaluator.isIPLiteral(proxy.host) ? nil : proxy.host
-        guard let trust else { return try NIOSSLClientHandler(context: context, serverHostname: sni) }
-        return try NIOSSLClientHandler(context: context, serverHostname: sni) { chain, promise in
-            Task {
-                switch await trust(chain, proxy.host, proxy.port) {
-                case .trusted:
-                    promise.succeed(.certificateVerified)
-                case .untrusted(let reason):
-                    failure.record(reason)
-                    promise.succeed(.failed)
-                }
-            }
+            if let reason = trustFailure.reason { throw SessionError.tlsUntrusted.with("certificate not trusted: \(reason)") }
+            throw handshakeFailure.error ?? SessionError.connectionClosed.with("connection through proxy \(proxy) closed during setup")
         }
     }
 

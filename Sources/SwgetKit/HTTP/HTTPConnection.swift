@@ -39,7 +39,7 @@ final class HTTPConnection: Sendable {
         var receiveBufferSize: Int
         var maxHeaderBytes: Int
         /// nil for plain http.
-        var tls: NIOSSLContext?
+        var tls: TLSConnector?
         /// The largest socket read. Over TLS each read is also decrypted into a buffer of its
         /// own, so reads stay at 256 KiB there (1 MiB reads cost ~10 MB more RSS for no speed).
         var maximumRead: Int {
@@ -48,8 +48,6 @@ final class HTTPConnection: Sendable {
         }
         /// The session's rate limit, shared by all its connections; nil for none.
         var rateLimiter: RateLimiter?
-        /// Runs the server-trust challenge; nil when verification is off.
-        var trust: (@Sendable (_ chain: [NIOSSLCertificate], _ host: String, _ port: Int) async -> TrustEvaluation)?
         /// The proxy the connection goes through, if any.
         var route: ProxyRoute?
     }
@@ -64,10 +62,8 @@ final class HTTPConnection: Sendable {
         /// the answer to a 407).
         var authorization: String?
         var userAgent: String?
-        /// TLS to an https proxy (verified against the proxy's name).
-        var tls: NIOSSLContext?
-        /// The trust evaluation of the https proxy's certificate; nil when verification is off.
-        var trust: (@Sendable (_ chain: [NIOSSLCertificate], _ host: String, _ port: Int) async -> TrustEvaluation)?
+        /// TLS to an https proxy (verified against the proxy's name, no pin).
+        var tls: TLSConnector?
         /// The tunnel's target as the handshake writes it (an address for `socks5://`).
         var tunnelHost: String
     }
@@ -78,6 +74,10 @@ final class HTTPConnection: Sendable {
                         on eventLoop: EventLoop) async throws(SessionError) -> HTTPConnection {
         if let route = settings.route { return try await connect(host: host, origin: origin, settings: settings, route: route, on: eventLoop) }
         let trustFailure = TrustFailureBox()
+        let handshakeFailure = TLSHandshakeFailure.Box()
+        // While another connection's first TLS handshake to this origin runs, wait for its
+        // session (see TLSSessionCache): one full handshake per origin, the others resume.
+        let firstHandshake = await settings.tls?.admit(host: host, port: origin.port)
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(settings.connectTimeout)
             .channelOption(.autoRead, value: false)
@@ -89,13 +89,15 @@ final class HTTPConnection: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try configurePipeline(channel: channel, host: host, port: origin.port,
-                                          settings: settings, trustFailure: trustFailure)
+                                          settings: settings, trustFailure: trustFailure, handshakeFailure: handshakeFailure,
+                                          firstHandshake: firstHandshake)
                 }
             }
         let channel: Channel
         do {
             channel = try await bootstrap.connect(host: host, port: origin.port).get()
         } catch {
+            firstHandshake?.release()
             throw connectError(error, host: host, port: origin.port)
         }
         do {
@@ -106,32 +108,19 @@ final class HTTPConnection: Sendable {
             return HTTPConnection(channel: channel, origin: origin, handler: handler)
         } catch {
             channel.close(promise: nil)
-            throw SessionError.connectionClosed.with("connection closed during setup")
+            // A TLS refusal can close the channel before the handler is reached: say why.
+            if let reason = trustFailure.reason { throw SessionError.tlsUntrusted.with("certificate not trusted: \(reason)") }
+            throw handshakeFailure.error ?? SessionError.connectionClosed.with("connection closed during setup")
         }
     }
 
     static func configurePipeline(channel: Channel, host: String, port: Int, settings: Settings,
-                                  trustFailure: TrustFailureBox) throws {
+                                  trustFailure: TrustFailureBox, handshakeFailure: TLSHandshakeFailure.Box,
+                                  firstHandshake: TLSSessionCache.FirstHandshake?) throws {
         let sync = channel.pipeline.syncOperations
         if let tls = settings.tls {
-            // NIOSSL refuses an IP literal as SNI; the IP is still verified by the trust callback.
-            let sni = TrustEvaluator.isIPLiteral(host) ? nil : host
-            if let trust = settings.trust {
-                let handler = try NIOSSLClientHandler(context: tls, serverHostname: sni) { chain, promise in
-                    Task {
-                        switch await trust(chain, host, port) {
-                        case .trusted:
-                            promise.succeed(.certificateVerified)
-                        case .untrusted(let reason):
-                            trustFailure.record(reason)
-                            promise.succeed(.failed)
-                        }
-                    }
-                }
-                try sync.addHandler(handler)
-            } else {
-                try sync.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: sni))
-            }
+            try sync.addHandlers(try tls.makeHandlers(host: host, port: port, trustFailure: trustFailure,
+                                                      handshakeFailure: handshakeFailure, firstHandshake: firstHandshake))
         }
         var limits = NIOHTTPDecoderLimitConfiguration()
         limits.maxHeaderListSize = settings.maxHeaderBytes

@@ -6,7 +6,9 @@ import NIOConcurrencyHelpers
 final class HandlerBridge: Sendable {
     /// What the task hears first.
     enum Head: Sendable {
-        case response(Response)
+        /// The response, with the handler's own body source when it streams the body inside a
+        /// channel pipeline (built-in handlers); nil: the body comes as pieces through the bridge.
+        case response(Response, (any BodySource)?)
         case redirect(Request, Response)
         /// Loading ended before a response: with an error, or nil for "finished" with nothing.
         case ended(SessionError?)
@@ -26,6 +28,8 @@ final class HandlerBridge: Sendable {
         /// Set when the handler ended: nil inside for success.
         var end: SessionError??
         var cancelled = false
+        /// Called once when the task stops wanting the load.
+        var cancelHandlers: [@Sendable () -> Void] = []
     }
 
     private let state = NIOLockedValueBox(State())
@@ -34,9 +38,19 @@ final class HandlerBridge: Sendable {
 
     // MARK: the handler's side
 
-    func response(_ response: Response) async -> Bool {
-        deliverHead(.response(response))
+    func response(_ response: Response, body: (any BodySource)? = nil) async -> Bool {
+        deliverHead(.response(response, body))
         return !isCancelled
+    }
+
+    /// Runs `handler` once when the task cancels the load (at once when it already did).
+    func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        let now = state.withLockedValue { state -> Bool in
+            if state.cancelled { return true }
+            state.cancelHandlers.append(handler)
+            return false
+        }
+        if now { handler() }
     }
 
     func redirect(_ request: Request, response: Response) {
@@ -128,15 +142,17 @@ final class HandlerBridge: Sendable {
 
     /// The task wants nothing more: the handler's waiting calls return, later ones drop.
     func cancel() {
-        let (pieces, headWaiter, pieceWaiter) = state.withLockedValue { state in
+        let (pieces, headWaiter, pieceWaiter, handlers) = state.withLockedValue { state in
             state.cancelled = true
             defer {
                 state.pieces = []
                 state.headWaiter = nil
                 state.pieceWaiter = nil
+                state.cancelHandlers = []
             }
-            return (state.pieces, state.headWaiter, state.pieceWaiter)
+            return (state.pieces, state.headWaiter, state.pieceWaiter, state.cancelHandlers)
         }
+        handlers.forEach { $0() }
         pieces.forEach { $0.taken?.resume() }
         headWaiter?.resume(returning: .ended(SessionError.cancelled))
         pieceWaiter?.resume(returning: nil)

@@ -32,7 +32,7 @@ final class HandlerLoader: Loader {
                                                                         additions: additions))
             task.status.withLockedValue { $0.currentRequest = request }
             let bridge = HandlerBridge()
-            let client = ProtocolClient(bridge: bridge)
+            let client = ProtocolClient(bridge: bridge, task: task)
             let handler = self.handler
             let loading = Task { await handler.startLoading(request, client: client) }
             let outcome = await withTaskCancellationHandler {
@@ -76,7 +76,7 @@ final class HandlerLoader: Loader {
             }
             task.emit(.redirected(response, to: chosen))
             return .redirected(RedirectPolicy.target(of: chosen))
-        case .response(let response):
+        case .response(let response, let body):
             task.status.withLockedValue {
                 $0.response = response
                 $0.bytesReceived = 0
@@ -84,7 +84,7 @@ final class HandlerLoader: Loader {
             }
             let framing = ResponseFraming(body: response.expectedContentLength.map { .length($0) } ?? .untilClose, keepAlive: false)
             let final = FinalResponse(response: response, framing: framing, completeBody: nil, trailingGarbage: false,
-                                      body: HandlerBodySource(bridge: bridge))
+                                      body: body ?? HandlerBodySource(bridge: bridge))
             switch await consumer.consume(final) {
             case .done: return .outcome(.finished)
             case .restart(let reason, _):

@@ -40,9 +40,13 @@ extension ProtocolHandler {
 /// the piece (backpressure: a handler reading a file never runs ahead of the disk).
 public final class ProtocolClient: Sendable {
     let bridge: HandlerBridge
+    /// The task this load is for: built-in handlers reach their session (configuration, TLS,
+    /// connection pools, the delegate's trust challenge) through it.
+    let task: SessionTask?
 
-    init(bridge: HandlerBridge) {
+    init(bridge: HandlerBridge, task: SessionTask? = nil) {
         self.bridge = bridge
+        self.task = task
     }
 
     /// True once the task no longer wants anything from this load (cancelled, or it has what
@@ -54,6 +58,19 @@ public final class ProtocolClient: Sendable {
     @discardableResult
     public func didReceive(_ response: Response) async -> Bool {
         await bridge.response(response)
+    }
+
+    /// The response, with a body that streams from `body` (a channel pipeline writing straight
+    /// into the task's sink, as HTTP's does) instead of through ``didLoad(_:)``. The handler
+    /// still ends the load with ``didFinishLoading()`` or ``didFail(with:)`` once `body` has ended.
+    func didReceive(_ response: Response, body: any BodySource) async -> Bool {
+        await bridge.response(response, body: body)
+    }
+
+    /// Runs `handler` once if the task stops wanting this load (cancelled, or done with the
+    /// response without reading its body); at once when that already happened.
+    func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        bridge.onCancel(handler)
     }
 
     /// A piece of the body, in order. Returns when the task has written or delivered it.

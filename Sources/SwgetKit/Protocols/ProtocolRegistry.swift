@@ -9,7 +9,8 @@ import Foundation
 /// ``ProtocolHandler/canHandle(_:)`` says yes loads the request.
 struct ProtocolRegistry: Sendable {
     /// The handlers SwgetKit brings, asked after the configuration's.
-    static let builtIn: [any ProtocolHandler] = [HTTPProtocolHandler()]
+    static let builtIn: [any ProtocolHandler] = [HTTPProtocolHandler(), FTPProtocolHandler(), FileProtocolHandler(),
+                                                 DataProtocolHandler()]
 
     let handlers: [any ProtocolHandler]
 

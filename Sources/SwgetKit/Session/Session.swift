@@ -35,17 +35,14 @@ public final class Session: Sendable {
     let eventLoopGroup: any EventLoopGroup
     /// The configuration's protocol handlers, then the built-in ones.
     let protocols: ProtocolRegistry
+    /// Logged-in FTP control connections between files.
+    let ftpConnections: FTPConnectionPool
 
     private struct State {
         var nextTaskID = 1
         var tasks: [Int: SessionTask] = [:]
         var invalidated = false
-        var tls: Result<TLSBundle, SessionError>?
-    }
-
-    private struct TLSBundle {
-        let context: NIOSSLContext
-        let evaluator: TrustEvaluator?
+        var tls: Result<SessionTLS, SessionError>?
     }
 
     private let state = NIOLockedValueBox(State())
@@ -58,6 +55,7 @@ public final class Session: Sendable {
         self.rateLimiter = configuration.maximumBytesPerSecond.flatMap { $0 > 0 ? RateLimiter(bytesPerSecond: $0) : nil }
         self.pool = ConnectionPool(maxConnectionsPerHost: configuration.maxConnectionsPerHost,
                                    idleTimeout: configuration.idleConnectionTimeout.timeAmount)
+        self.ftpConnections = FTPConnectionPool(idleTimeout: configuration.idleConnectionTimeout.timeAmount)
     }
 
     // MARK: creating tasks
@@ -133,7 +131,7 @@ public final class Session: Sendable {
             return Array(state.tasks.values)
         }
         tasks.forEach { $0.cancel() }
-        pool.shutdown()
+        closeConnections()
     }
 
     /// Lets running tasks finish, refuses new ones, and closes connections once the last task
@@ -143,7 +141,7 @@ public final class Session: Sendable {
             state.invalidated = true
             return state.tasks.isEmpty
         }
-        if idle { pool.shutdown() }
+        if idle { closeConnections() }
     }
 
     func taskDidComplete(_ task: SessionTask) {
@@ -151,7 +149,13 @@ public final class Session: Sendable {
             state.tasks[task.taskIdentifier] = nil
             return state.invalidated && state.tasks.isEmpty
         }
-        if shutDown { pool.shutdown() }
+        if shutDown { closeConnections() }
+    }
+
+    /// Closes the keep-alive connections of every protocol.
+    private func closeConnections() {
+        pool.shutdown()
+        ftpConnections.shutdown()
     }
 
     // MARK: connection settings
@@ -162,60 +166,22 @@ public final class Session: Sendable {
             idleReadTimeout: (task.originalRequest.timeoutInterval ?? configuration.idleReadTimeout).timeAmount,
             receiveBufferSize: configuration.receiveBufferSize,
             maxHeaderBytes: configuration.maxResponseHeaderBytes,
-            tls: nil, trust: nil)
+            tls: nil)
         settings.rateLimiter = rateLimiter
         guard origin.scheme == "https" else { return settings }
-        let bundle = try tlsBundle()
-        settings.tls = bundle.context
-        if let evaluator = bundle.evaluator {
-            let delegate = self.delegate
-            settings.trust = { [weak task] chain, host, port in
-                let verdict = await evaluator.evaluate(chain: chain, host: host)
-                guard delegate != nil, let task else { return verdict }
-                let challenge = ServerTrustChallenge(host: host, port: port,
-                                                     certificateChain: chain.compactMap { try? $0.toDERBytes() },
-                                                     defaultEvaluation: verdict)
-                let answer = await task.decide { await $0.task(task, didReceive: challenge) } ?? .performDefaultHandling
-                switch answer {
-                case .performDefaultHandling: return verdict
-                case .accept: return .trusted
-                case .reject: return .untrusted(reason: "rejected by the session delegate")
-                }
-            }
-        }
+        settings.tls = try tlsConnector(for: task)
         return settings
     }
 
-    /// The TLS context and trust evaluator, built once per session on first use.
-    private func tlsBundle() throws(SessionError) -> TLSBundle {
-        let result = state.withLockedValue { state -> Result<TLSBundle, SessionError> in
+    /// The session's TLS side, built once on first use.
+    func sessionTLS() throws(SessionError) -> SessionTLS {
+        let result = state.withLockedValue { state -> Result<SessionTLS, SessionError> in
             if let tls = state.tls { return tls }
-            let made = Self.makeTLS(configuration.tls)
+            let made = Result { () throws(SessionError) in try SessionTLS(settings: configuration.tls, environment: Self.environment()) }
             state.tls = made
             return made
         }
         return try result.get()
-    }
-
-    private static func makeTLS(_ settings: TLSSettings) -> Result<TLSBundle, SessionError> {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        // Chain and name checks happen in our verification callback (TrustEvaluator), so
-        // BoringSSL gets no roots of its own; with verification off nothing is checked.
-        tls.trustRoots = .certificates([])
-        tls.certificateVerification = settings.verification == .full ? .noHostnameVerification : .none
-        tls.applicationProtocols = ["http/1.1"]
-        // TLS 1.0 and 1.1 are broken (RFC 8996): curl, wget and browsers refuse them too.
-        tls.minimumTLSVersion = .tlsv12
-        do {
-            let context = try NIOSSLContext(configuration: tls)
-            guard settings.verification == .full else { return .success(TLSBundle(context: context, evaluator: nil)) }
-            let evaluator = try TrustEvaluator(settings: settings, environment: Self.environment())
-            return .success(TLSBundle(context: context, evaluator: evaluator))
-        } catch let error as SessionError {
-            return .failure(error)
-        } catch {
-            return .failure(SessionError.tlsHandshake.with("cannot set up TLS: \(error)"))
-        }
     }
 
     private static func environment() -> [String: String] {

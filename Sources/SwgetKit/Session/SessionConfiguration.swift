@@ -100,9 +100,12 @@ public struct SessionConfiguration: Sendable {
     /// disables HSTS.
     public var hsts: HSTSStore?
 
-    /// Protocol handlers asked before the built-in ones (http, https), in order: the first that
-    /// can handle a request loads it (NSURLSessionConfiguration's `protocolClasses`).
+    /// Protocol handlers asked before the built-in ones (http and https, ftp and ftps, file,
+    /// data), in order: the first that can handle a request loads it
+    /// (NSURLSessionConfiguration's `protocolClasses`).
     public var protocolHandlers: [any ProtocolHandler] = []
+    /// FTP logins, data connections, TLS for `ftp://` and connection reuse.
+    public var ftp = FTPSettings()
 
     public init(kind: Kind) {
         self.kind = kind
@@ -127,9 +130,4 @@ public struct SessionConfiguration: Sendable {
     public static func background(identifier: String) -> SessionConfiguration {
         SessionConfiguration(kind: .background(identifier: identifier))
     }
-}
-
-/// The version of SwgetKit and the swget command.
-public enum SwgetVersion {
-    public static let string = "0.1.0"
 }

@@ -33,7 +33,10 @@ public protocol SessionDelegate: Sendable {
     func task(_ task: SessionTask, didEmit event: TaskEvent) async
 
     /// A new https connection presented `challenge` (server trust). Asked once per new
-    /// connection, before its first request. Default: `.performDefaultHandling`.
+    /// connection, before its first request; not when the connection resumed a TLS session of
+    /// this session (its server was checked when the session was made), nor when a pinned
+    /// public key (``TLSSettings/pinnedPublicKey``) does not match, which fails whatever the
+    /// answer. Default: `.performDefaultHandling`.
     func task(_ task: SessionTask, didReceive challenge: ServerTrustChallenge) async -> TrustDisposition
 
     /// The server (401) or a proxy (407) asks for credentials: answer with a credential, default
@@ -43,6 +46,12 @@ public protocol SessionDelegate: Sendable {
     /// more with `previousFailureCount` 1; after that the task fails. Default:
     /// `.performDefaultHandling`.
     func task(_ task: SessionTask, didReceive challenge: AuthenticationChallenge) async -> AuthChallengeDisposition
+
+    /// A new https connection's server asked for a client certificate (see
+    /// ``ClientCertificateChallenge``: asked once per host and port, the answer remembered).
+    /// Asked during the handshake, after the server's certificate passed the server-trust
+    /// checks. Default: `.performDefaultHandling` (``TLSSettings/clientIdentity``, or none).
+    func task(_ task: SessionTask, didReceive challenge: ClientCertificateChallenge) async -> ClientCertificateDisposition
 
     /// The server redirected; `newRequest` is what the rules of RFC 9110 would send next (its
     /// header fields already follow the origin rules). Return `.follow(newRequest)` (or a
@@ -103,6 +112,9 @@ public enum ResponseDisposition: Sendable, Equatable {
 extension SessionDelegate {
     public func task(_ task: SessionTask, didEmit event: TaskEvent) async {}
     public func task(_ task: SessionTask, didReceive challenge: ServerTrustChallenge) async -> TrustDisposition {
+        .performDefaultHandling
+    }
+    public func task(_ task: SessionTask, didReceive challenge: ClientCertificateChallenge) async -> ClientCertificateDisposition {
         .performDefaultHandling
     }
     public func task(_ task: SessionTask, willPerformRedirection response: Response, newRequest: Request) async -> RedirectDecision {

@@ -40,7 +40,8 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
         public static let cancelled = Category("cancelled")
         /// The server answered with an error status (4xx or 5xx); ``SessionError/response``
         /// holds its head. Only download tasks fail this way: for a data task an error status
-        /// is a response like any other (as in NSURLSession).
+        /// is a response like any other (as in NSURLSession). An FTP server's permanent
+        /// refusal (``SessionError/ftpStatus``) is in this category too.
         public static let httpStatus = Category("httpStatus")
         /// Credentials were missing or refused.
         public static let authentication = Category("authentication")
@@ -52,7 +53,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
         case unsupportedURL, unresolvableHost, connectFailed, connectionClosed, timedOut, readTimedOut, resourceTimedOut
         case tlsUntrusted, tlsHandshake, badResponse, headersTooLarge, tooManyRedirects, redirectLoop
         case badRedirect, fileIO, cancelled, sessionInvalidated, decodingFailed, tooLarge, httpStatus
-        case authenticationFailed, proxyAuthenticationRequired, misuse, cannotContinue, bodyNotReplayable
+        case authenticationFailed, proxyAuthenticationRequired, misuse, cannotContinue, ftpStatus, bodyNotReplayable
     }
 
     let code: Code
@@ -85,7 +86,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
         case .tooLarge, .cannotContinue, .bodyNotReplayable: .generic
         case .fileIO: .fileIO
         case .cancelled: .cancelled
-        case .httpStatus: .httpStatus
+        case .httpStatus, .ftpStatus: .httpStatus
         case .authenticationFailed, .proxyAuthenticationRequired: .authentication
         }
     }
@@ -134,6 +135,11 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
     public static let tooLarge = SessionError(.tooLarge, "file larger than the size limit")
     /// A download was answered with an error status; see ``response``.
     public static let httpStatus = SessionError(.httpStatus, "server error response")
+    /// An FTP server refused the request with a permanent reply (`550` no such file or no
+    /// access, another 5yz): the "server error response" of wget's exit code 8, in the same
+    /// category as ``httpStatus``. The message quotes the reply; ``response`` is nil (an FTP
+    /// reply code is not an HTTP status, so the retry rules for HTTP statuses never see it).
+    public static let ftpStatus = SessionError(.ftpStatus, "FTP server error reply")
     /// The server (or proxy) refused the credentials, or asked for credentials none could give.
     public static let authenticationFailed = SessionError(.authenticationFailed, "authentication failed")
     /// A proxy answered CONNECT with 407 and the credentials it asked for could not be given.

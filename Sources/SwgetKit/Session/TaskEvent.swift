@@ -26,7 +26,8 @@ import Foundation
 /// 4. `willRetry` before each new attempt after a transient failure, then 1–3 again.
 /// 5. `completed` — exactly once, last.
 ///
-/// `warning` may come at any point before `completed`.
+/// `warning` may come at any point before `completed`; `tlsEstablished` before the `redirected`
+/// or `response` of a hop sent on a new https connection.
 public enum TaskEvent: Sendable {
     /// Request body bytes went out (the socket took them): `bytesSent` since the previous
     /// event, `totalBytesSent` of this request so far, and the body's length when known
@@ -35,6 +36,9 @@ public enum TaskEvent: Sendable {
     case sentBodyData(bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64?)
     /// A redirect was followed: `response` answered the previous hop, `request` is the next.
     case redirected(Response, to: Request)
+    /// A new https connection completed its TLS handshake: what it negotiated and the server's
+    /// certificate (once per new connection, not for a reused one).
+    case tlsEstablished(TLSConnectionInfo)
     /// The final response head of an attempt arrived. Progress counts from here.
     case response(Response)
     /// A piece of a data task's body (decoded), in order. Not sent for ``Session/data(for:)``,

@@ -8,13 +8,16 @@ import NIOSSL
 import X509
 
 /// Default evaluation of server certificate chains with swift-certificates: RFC 5280 path
-/// building to the trust roots, validity dates, and the server's name or IP address. It runs
-/// inside NIOSSL's custom verification callback so that the session's server-trust challenge can
-/// accept, reject or defer to this verdict.
+/// building to the trust roots, validity dates, the server's name or IP address, and, with
+/// revocation lists, revocation (``CRLVerifierPolicy``, last, so that an expired or misnamed
+/// certificate is reported as such). It runs inside NIOSSL's custom verification callback so
+/// that the session's server-trust challenge can accept, reject or defer to this verdict.
 final class TrustEvaluator: Sendable {
-    /// The `--ca-certificate` roots alone, tried first: when they suffice, the system bundle
-    /// (some 150 certificates, several MB parsed) is never loaded.
+    /// The `--ca-certificate` and `--ca-directory` roots alone, tried first: when they suffice,
+    /// the system bundle (some 150 certificates, several MB parsed) is never loaded.
     private let extraRoots: CertificateStore?
+    /// Checks chains against the CRLs; nil without CRLs.
+    private let revocation: RevocationChecker?
     /// Roots from SSL_CERT_FILE plus the extra ones; the distribution bundle joins them on
     /// first use when `usesSystemBundle`.
     private let fileRoots: [Certificate]
@@ -23,7 +26,7 @@ final class TrustEvaluator: Sendable {
     /// Loads the trust roots `settings` ask for. Throws a ``SessionError/fileIO``-category error
     /// naming the file when an extra CA file cannot be read or holds no certificate.
     init(settings: TLSSettings, environment: [String: String]) throws(SessionError) {
-        var extra: [Certificate] = []
+        var extra = settings.additionalTrustRoots
         for path in settings.additionalTrustRootFiles {
             extra += try Self.loadPEMCertificates(path: path)
         }
@@ -39,6 +42,7 @@ final class TrustEvaluator: Sendable {
         self.fileRoots = fileRoots
         self.usesSystemBundle = usesSystemBundle
         self.extraRoots = extra.isEmpty ? nil : CertificateStore(extra)
+        self.revocation = settings.revocationLists.isEmpty ? nil : RevocationChecker(lists: settings.revocationLists)
     }
 
     /// Every trusted root. Touching `systemTrustRoots` starts parsing the bundle, so this runs
@@ -57,44 +61,36 @@ final class TrustEvaluator: Sendable {
         }
         guard let leaf = parsed.first else { return .untrusted(reason: "server sent no certificate") }
         let intermediates = CertificateStore(parsed.dropFirst())
-        if let extraRoots, case .validCertificate = await Self.validate(leaf, intermediates, roots: extraRoots, host: host) {
-            return .trusted
+        var failures: [String] = []
+        if let extraRoots {
+            switch await validate(leaf, intermediates, roots: extraRoots, host: host) {
+            case .validCertificate: return .trusted
+            case .couldNotValidate(let found): failures = found.map { String(describing: $0.policyFailureReason) }
+            }
         }
-        switch await Self.validate(leaf, intermediates, roots: roots, host: host) {
+        switch await validate(leaf, intermediates, roots: roots, host: host) {
         case .validCertificate:
             return .trusted
-        case .couldNotValidate(let failures):
-            return .untrusted(reason: Self.describe(failures.map { String(describing: $0.policyFailureReason) }))
+        case .couldNotValidate(let found):
+            // A revocation found under the extra roots is the story even if the full set fails otherwise.
+            return .untrusted(reason: TrustFailureReason.describe(failures + found.map { String(describing: $0.policyFailureReason) }))
         }
     }
 
-    private static func validate(_ leaf: Certificate, _ intermediates: CertificateStore, roots: CertificateStore,
-                                 host: String) async -> CertificateValidationResult {
-        let isIP = isIPLiteral(host)
+    private func validate(_ leaf: Certificate, _ intermediates: CertificateStore, roots: CertificateStore,
+                          host: String) async -> CertificateValidationResult {
+        let isIP = Self.isIPLiteral(host)
+        let revocation = self.revocation
         var verifier = Verifier(rootCertificates: roots) {
             RFC5280Policy()
             ServerIdentityPolicy(serverHostname: isIP ? nil : host, serverIP: isIP ? host : nil)
+            if let revocation { revocation.policy() }
         }
         return await verifier.validate(leaf: leaf, intermediates: intermediates)
     }
 
     static func isIPLiteral(_ host: String) -> Bool {
         (try? SocketAddress(ipAddress: host, port: 0)) != nil
-    }
-
-    private static func describe(_ reasons: [String]) -> String {
-        guard let first = reasons.first else { return "unable to get local issuer certificate (no chain to a trusted root)" }
-        let text = first.lowercased()
-        if text.contains("expired") || text.contains("notvalidafter") || text.contains("not valid after") {
-            return "certificate has expired"
-        }
-        if text.contains("not yet valid") || text.contains("notvalidbefore") {
-            return "certificate is not yet valid"
-        }
-        if text.contains("name") || text.contains("san") || text.contains("ip") {
-            return "certificate does not match the host name"
-        }
-        return String(first.prefix(200))
     }
 
     private static func loadPEMCertificates(path: String) throws(SessionError) -> [Certificate] {
