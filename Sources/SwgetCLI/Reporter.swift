@@ -141,6 +141,8 @@ final class Reporter: SessionDelegate {
             if options.serverResponse && options.indicator != .json {
                 say("Proxy tunnel:\n" + String(headerText(response).dropLast()))
             }
+        case .sentBodyData:
+            break
         case .data:
             break
         }

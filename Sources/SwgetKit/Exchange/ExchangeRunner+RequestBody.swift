@@ -48,11 +48,13 @@ extension ExchangeRunner {
     }
 
     /// How `wire` announces `body`: `Content-Length` or chunked, with `Expect: 100-continue`
-    /// for large bodies (``SessionConfiguration/expectContinueThreshold``).
+    /// for large bodies (``SessionConfiguration/expectContinueThreshold``), never again once the
+    /// server refused the expectation with 417 (the caller's `Expect` field is then dropped too).
     func framing(of wire: Request, body: OutgoingBody?) -> RequestFraming {
         let length: Int64?? = body.map { .some($0.length) } ?? .none
-        return RequestFraming(method: wire.method, bodyLength: length, expect: wire.headers.values(for: "Expect"),
-                              threshold: session.configuration.expectContinueThreshold)
+        return RequestFraming(method: wire.method, bodyLength: length,
+                              expect: expectRefused ? [] : wire.headers.values(for: "Expect"),
+                              threshold: expectRefused ? nil : session.configuration.expectContinueThreshold)
     }
 
     /// Progress of `body` as ``TaskEvent/sentBodyData(bytesSent:totalBytesSent:totalBytesExpectedToSend:)``

@@ -79,7 +79,8 @@ struct HTTP1ConnectionStateMachine {
     let idleTimeout: TimeAmount
     private(set) var state = State.idle
     /// Where the request body of the request under way is.
-    private(set) var requestBody = RequestBodyPhase.none
+    /// (Set by the machine only, here and in HTTP1ConnectionStateMachine+RequestBody.swift.)
+    var requestBody = RequestBodyPhase.none
     /// The connection must not carry another request (bytes after a body, a failure).
     private(set) var isPoisoned = false
     /// Set when garbage followed a complete body; the driver warns once.

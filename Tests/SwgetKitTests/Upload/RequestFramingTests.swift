@@ -20,19 +20,19 @@ struct RequestFramingTests {
 
     static let mib: Int64 = 1 << 20
 
-    static func c(_ name: String, _ method: String = "POST", _ length: Int64??, expect: [String] = [], threshold: Int64? = mib,
+    static func c(_ name: String, method: String = "POST", _ length: Int64??, expect: [String] = [], threshold: Int64? = mib,
                   _ framing: RequestFraming.Length, _ expectContinue: Bool) -> Case {
         Case(name: name, method: method, length: length, expect: expect, threshold: threshold, framing: framing,
              expectContinue: expectContinue)
     }
 
     static let cases: [Case] = [
-        c("GET without a body", "GET", .none, .none, false),
-        c("HEAD without a body", "HEAD", .none, .none, false),
-        c("DELETE without a body", "DELETE", .none, .none, false),
-        c("POST without a body says 0", "POST", .none, .known(0), false),
-        c("PUT without a body says 0", "put", .none, .known(0), false),
-        c("PATCH without a body says 0", "PATCH", .none, .known(0), false),
+        c("GET without a body", method: "GET", Int64??.none, .none, false),
+        c("HEAD without a body", method: "HEAD", Int64??.none, .none, false),
+        c("DELETE without a body", method: "DELETE", Int64??.none, .none, false),
+        c("POST without a body says 0", method: "POST", Int64??.none, .known(0), false),
+        c("PUT without a body says 0", method: "put", Int64??.none, .known(0), false),
+        c("PATCH without a body says 0", method: "PATCH", Int64??.none, .known(0), false),
         c("an empty body", .some(0), .known(0), false),
         c("a small body", .some(5), .known(5), false),
         c("one byte under 1 MiB", .some(mib - 1), .known(mib - 1), false),
@@ -49,7 +49,7 @@ struct RequestFramingTests {
         c("caller's 100-continue on an empty body does not", .some(0), expect: ["100-continue"], .known(0), false),
         c("caller's other expectation: sent, no wait", .some(1 << 30), expect: ["x-custom"], .known(1 << 30), false),
         c("negative length is clamped", .some(-5), .known(0), false),
-        c("GET with a body keeps it", "GET", .some(3), .known(3), false),
+        c("GET with a body keeps it", method: "GET", .some(3), .known(3), false),
     ]
 
     @Test("framing and expectation", arguments: cases)
