@@ -55,9 +55,11 @@ final class Reporter: SessionDelegate {
 
     let options: Options
     private let transfers = Mutex<[Int: Transfer]>([:])
+    /// Request bodies going out, by task (see Reporter+Upload.swift).
+    let uploads = Mutex<[Int: UploadProgress]>([:])
     /// Tasks whose redirect to http:// `--https-only` refused (see Reporter+TLS.swift).
     let refusedRedirects = Mutex<Set<Int>>([])
-    private let block: BarBlock?
+    let block: BarBlock?
 
     init(options: Options) {
         self.options = options
@@ -141,8 +143,8 @@ final class Reporter: SessionDelegate {
             if options.serverResponse && options.indicator != .json {
                 say("Proxy tunnel:\n" + String(headerText(response).dropLast()))
             }
-        case .sentBodyData:
-            break
+        case .sentBodyData(let bytes, let total, let expected):
+            sent(task, bytes: bytes, total: total, expected: expected)
         case .data:
             break
         }
@@ -320,7 +322,7 @@ final class Reporter: SessionDelegate {
         if let block { block.print(line + "\n") } else { Terminal.write(line + "\n") }
     }
 
-    private func emit(_ event: ProgressEvent) {
+    func emit(_ event: ProgressEvent) {
         Terminal.write(event.jsonLine())
     }
 

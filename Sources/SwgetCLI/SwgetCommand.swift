@@ -47,6 +47,7 @@ struct SwgetCommand: AsyncParsableCommand {
     @OptionGroup(title: "Proxies") var proxies: ProxyOptions
     @OptionGroup(title: "Retries, timeouts and speed") var transfer: TransferOptions
     @OptionGroup(title: "FTP") var ftp: FTPOptions
+    @OptionGroup(title: "Uploads and request methods") var upload: UploadOptions
 
     /// ArgumentParser's own entry point, with wget's exit status 2 for usage errors (it
     /// would use 64, EX_USAGE).
@@ -75,6 +76,7 @@ struct SwgetCommand: AsyncParsableCommand {
 
     func validate() throws {
         if urls.isEmpty && input.inputFiles.isEmpty { throw ValidationError("missing URL") }
+        _ = try upload.plan(commandLine: Array(CommandLine.arguments.dropFirst()), spider: output.spider)
     }
 
     func run() async throws {
@@ -82,7 +84,11 @@ struct SwgetCommand: AsyncParsableCommand {
         // keeps the .part, not in a silent kill by SIGXFSZ.
         _ = Glibc.signal(SIGXFSZ, SIG_IGN)
         let credential = try auth.credential()
-        let (jobs, listErrors) = collectJobs(credential: credential)
+        let body = try prepareBody()
+        let (jobs, listErrors) = collectJobs(credential: credential, body: body)
+        if body?.isSingleUse == true && jobs.count > 1 {
+            throw ValidationError("a request body read from standard input or a pipe can be sent to one URL only")
+        }
         let reporter = makeReporter(files: jobs.count)
         var configuration: SessionConfiguration
         do {
@@ -122,8 +128,8 @@ struct SwgetCommand: AsyncParsableCommand {
 
     /// The URLs of the command line, then those of each `-i` file; unreadable files and bad
     /// lines become error lines (with their line number) and are skipped.
-    private func collectJobs(credential: Credential?) -> (jobs: [Job], errors: [(source: String, message: String)]) {
-        var jobs = urls.map { Job(label: $0, request: makeRequest($0, credential: credential)) }
+    private func collectJobs(credential: Credential?, body: PreparedBody?) -> (jobs: [Job], errors: [(source: String, message: String)]) {
+        var jobs = urls.map { Job(label: $0, request: makeRequest($0, credential: credential, body: body)) }
         var errors: [(source: String, message: String)] = []
         for file in input.inputFiles {
             guard let text = TextFile.read(file) else {
@@ -131,7 +137,7 @@ struct SwgetCommand: AsyncParsableCommand {
                 continue
             }
             for entry in InputList.entries(text) {
-                guard let request = makeRequest(entry.text, credential: credential) else {
+                guard let request = makeRequest(entry.text, credential: credential, body: body) else {
                     // Raw here: the reporter escapes the whole line once (escaping twice shows `\\x1B`).
                     errors.append(("\(file):\(entry.line)", "invalid URL '\(entry.text)'; skipped"))
                     continue
@@ -148,6 +154,19 @@ struct SwgetCommand: AsyncParsableCommand {
         return (jobs, errors)
     }
 
+    /// The body and method options made into the requests' body, before anything connects: a
+    /// file that cannot be read ends the run with exit 3 (a form SwgetKit refuses, exit 2).
+    private func prepareBody() throws -> PreparedBody? {
+        let plan = try upload.plan(commandLine: Array(CommandLine.arguments.dropFirst()), spider: output.spider)
+        guard plan.body != nil || plan.method != "GET" else { return nil }
+        do {
+            return try PreparedBody(plan)
+        } catch {
+            Terminal.write("swget: \(DisplayText.sanitize(error.description))\n")
+            throw ExitCode(error.status.rawValue)
+        }
+    }
+
     private func makeReporter(files: Int) -> Reporter {
         var options = output.reporterOptions(files: files)
         options.acceptErrorStatus = destination.contentOnError
@@ -157,14 +176,16 @@ struct SwgetCommand: AsyncParsableCommand {
         return Reporter(options: options)
     }
 
-    private func makeRequest(_ argument: String, credential: Credential?) -> Request? {
+    private func makeRequest(_ argument: String, credential: Credential?, body: PreparedBody? = nil) -> Request? {
         // Spaces and control characters are never part of a URL typed on a command line.
         guard !argument.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else { return nil }
         // data: URLs have no "//" (RFC 2397).
-        let text = argument.contains("://") || argument.lowercased().hasPrefix("data:") ? argument : "http://" + argument
+        var text = argument.contains("://") || argument.lowercased().hasPrefix("data:") ? argument : "http://" + argument
+        if let path = body?.uploadPath { text = BodyArguments.uploadURL(text, uploading: path) }
         guard var request = Request(string: text) else { return nil }
         if let port = request.url.port, !(1...65535).contains(port) { return nil }
         http.apply(to: &request)
+        body?.apply(to: &request)
         request.credential = credential
         return request
     }
