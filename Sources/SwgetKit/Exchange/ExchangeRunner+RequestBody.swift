@@ -59,14 +59,15 @@ extension ExchangeRunner {
 
     /// Progress of `body` as ``TaskEvent/sentBodyData(bytesSent:totalBytesSent:totalBytesExpectedToSend:)``
     /// events (at most about ten a second, and one with the total); each send counts from zero.
+    /// Without a body (a GET after a 303) the counts go back to zero.
     func bodyProgress(_ body: OutgoingBody?) -> BodyProgress? {
-        guard let body else { return nil }
         let task = self.task
-        let expected = body.length
+        let expected = body?.length
         task.status.withLockedValue {
             $0.bytesSent = 0
             $0.bytesExpectedToSend = expected
         }
+        guard body != nil else { return nil }
         return BodyProgress { delta, total in
             task.status.withLockedValue { $0.bytesSent = total }
             task.emit(.sentBodyData(bytesSent: delta, totalBytesSent: total, totalBytesExpectedToSend: expected))
@@ -77,6 +78,20 @@ extension ExchangeRunner {
     func sentBody(_ body: OutgoingBody?) -> Bool {
         if case .stream(let slot, _) = body { return slot.isTaken }
         return false
+    }
+
+    /// True when `request` may go again on a new connection after a reused one closed under
+    /// it: nothing of a stream body was consumed, and either no body byte went out or the
+    /// method is idempotent (RFC 9110 §9.2.2). A POST whose body had started is never sent
+    /// twice behind the caller's back: the server may have acted on it.
+    func mayResend(_ request: Request, body: OutgoingBody?) -> Bool {
+        Self.mayResend(method: request.method, streamConsumed: sentBody(body), bytesSent: task.countOfBytesSent)
+    }
+
+    /// The rule of ``mayResend(_:body:)`` as a pure function (tabled by UploadPlumbingTests).
+    static func mayResend(method: String, streamConsumed: Bool, bytesSent: Int64) -> Bool {
+        guard !streamConsumed else { return false }
+        return bytesSent == 0 || TaskAttempts.isIdempotent(method)
     }
 
     /// The body as Digest's `qop=auth-int` needs it (RFC 7616 §3.4.3): bytes in memory as they

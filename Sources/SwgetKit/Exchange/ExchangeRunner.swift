@@ -168,7 +168,9 @@ final class ExchangeRunner: Loader {
                     received = try await Self.send(wire, body: body, framing: framing, progress: bodyProgress(body),
                                                    plan: plan, on: connection, reused: reused, session: session)
                 } catch {
-                    if reused && replacingStale && error == SessionError.connectionClosed && !sentBody(body) { return (.stale, false) }
+                    if reused && replacingStale && error == SessionError.connectionClosed && mayResend(wire, body: body) {
+                        return (.stale, false)
+                    }
                     throw error
                 }
                 if received.head.status.code == 417, framing.expectContinue, !expectRefused {

@@ -22,8 +22,9 @@ enum OutgoingBody: Sendable {
 }
 
 /// Reports how much of a request body the socket took: `delta` bytes since the last report and
-/// `total` so far. Called on the connection's event loop, at most once per `interval` while the
-/// body goes out and once more when its last byte went (so the last report has the whole length).
+/// `total` so far. Called on the connection's event loop for the first chunk, then at most once
+/// per `interval` while the body goes out, and once more when its last byte went (so the last
+/// report has the whole length).
 struct BodyProgress: Sendable {
     /// The least time between two reports.
     var interval: TimeAmount = .milliseconds(100)
@@ -77,6 +78,7 @@ final class OutgoingSend {
         if case .reader(let reader) = body { self.reader = reader }
         self.length = body.length
         self.progress = progress
-        self.lastReport = now
+        // The first chunk is reported at once: whoever watches learns that bytes went.
+        self.lastReport = now - (progress?.interval ?? .zero)
     }
 }

@@ -45,8 +45,13 @@ struct TaskAttempts: Sendable {
 
     init(policy: RetryPolicy, request: Request) {
         self.policy = policy
-        let idempotent = ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"].contains(request.method.uppercased())
-        retryable = idempotent && request.body?.isReplayable != false
+        retryable = Self.isIdempotent(request.method) && request.body?.isReplayable != false
+    }
+
+    /// GET, HEAD, OPTIONS, TRACE, PUT and DELETE (RFC 9110 §9.2.2): sending one twice has the
+    /// effect of sending it once.
+    static func isIdempotent(_ method: String) -> Bool {
+        ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"].contains(method.uppercased())
     }
 
     /// True when a transient failure of the current attempt would be retried.

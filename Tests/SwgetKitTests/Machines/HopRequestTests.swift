@@ -169,6 +169,11 @@ struct HopRequestTests {
         BodyCase(method: "POST", status: 307, method2: "POST", keepsBody: true),
         BodyCase(method: "PUT", status: 308, method2: "PUT", keepsBody: true),
         BodyCase(method: "PUT", status: 301, method2: "PUT", keepsBody: true),
+        BodyCase(method: "PUT", status: 302, method2: "PUT", keepsBody: true),
+        BodyCase(method: "PATCH", status: 302, method2: "PATCH", keepsBody: true),
+        BodyCase(method: "PATCH", status: 303, method2: "GET", keepsBody: false),
+        BodyCase(method: "DELETE", status: 307, method2: "DELETE", keepsBody: true),
+        BodyCase(method: "POST", status: 308, method2: "POST", keepsBody: true),
     ]
 
     @Test(arguments: bodies)
