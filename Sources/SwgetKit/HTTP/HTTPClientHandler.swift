@@ -204,7 +204,12 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .none, .sendRequest, .refuse, .sendHeadAndBody, .sendHeadAwaitingContinue:
             break
         case .startBody:
-            startBody()
+            // Never from inside the response decoder (`100 Continue` arrives there): a
+            // ByteToMessageHandler keeps every write made while it decodes until it is done, so a
+            // body pumped from there would pile up in memory. The next loop tick is outside it.
+            guard let eventLoop = context?.eventLoop else { return }
+            let handler = NIOLoopBound(self, eventLoop: eventLoop)
+            eventLoop.execute { handler.value.startBody() }
         case .withholdBodyAndSucceedHead(let head):
             stopBody()
             pendingHead = head
