@@ -22,7 +22,8 @@ struct UploadOptions: ParsableArguments {
     var postData: [String] = []
 
     @Option(name: .customLong("post-file"), parsing: .unconditionalSingleValue,
-            help: ArgumentHelp("POST the contents of FILE as application/x-www-form-urlencoded (wget).", valueName: "FILE"))
+            help: ArgumentHelp("POST the contents of FILE as application/x-www-form-urlencoded (wget).", valueName: "FILE"),
+            completion: .file())
     var postFile: [String] = []
 
     @Option(name: .customLong("body-data"), parsing: .unconditionalSingleValue,
@@ -30,7 +31,8 @@ struct UploadOptions: ParsableArguments {
     var bodyData: [String] = []
 
     @Option(name: .customLong("body-file"), parsing: .unconditionalSingleValue,
-            help: ArgumentHelp("Send the contents of FILE as the body of the --method request (wget).", valueName: "FILE"))
+            help: ArgumentHelp("Send the contents of FILE as the body of the --method request (wget).", valueName: "FILE"),
+            completion: .file())
     var bodyFile: [String] = []
 
     @Option(name: [.customLong("data"), .customLong("data-ascii")], parsing: .unconditionalSingleValue,
@@ -68,7 +70,7 @@ struct UploadOptions: ParsableArguments {
 
     @Option(name: .customLong("upload-file"), parsing: .unconditionalSingleValue,
             help: ArgumentHelp("PUT FILE (- for standard input); a URL ending in / gets the file's name (curl's -T).",
-                               valueName: "FILE"))
+                               valueName: "FILE"), completion: .file())
     var uploadFile: [String] = []
 }
 
