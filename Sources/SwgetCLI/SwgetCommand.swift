@@ -29,6 +29,13 @@ struct SwgetCommand: AsyncParsableCommand {
         decodes gzip, deflate, br and zstd bodies whichever way they come (--no-decompress \
         keeps them as sent). A decoded body cannot be continued: an interrupted one starts \
         over. --gunzip stores .gz files decompressed.
+
+        Uploads: --upload-file FILE (PUT; - for standard input), --post-data and --post-file, \
+        --data, --json and --form (curl's forms), --method or --request send a body or another \
+        method. Files and standard input stream with flat memory; the answer is saved like any \
+        download (-O - prints it). A body read from standard input is sent once: a 307/308 \
+        redirect or a retry after it went fails with a clear error. A POST is never retried once \
+        its body started.
         """,
         version: "swget \(SwgetVersion.string)"
     )
@@ -76,7 +83,10 @@ struct SwgetCommand: AsyncParsableCommand {
 
     func validate() throws {
         if urls.isEmpty && input.inputFiles.isEmpty { throw ValidationError("missing URL") }
-        _ = try upload.plan(commandLine: Array(CommandLine.arguments.dropFirst()), spider: output.spider)
+        let plan = try upload.plan(commandLine: Array(CommandLine.arguments.dropFirst()), spider: output.spider)
+        if plan.body?.readsStandardInput == true && input.inputFiles.contains("-") {
+            throw ValidationError("standard input cannot hold both the URL list (-i -) and the request body")
+        }
     }
 
     func run() async throws {

@@ -220,7 +220,8 @@ struct UploadCommandTests {
                         "\(result.stderr)")
             }
             for arguments in [["--data", "x", "--form", "a=b"], ["--post-data", "x", "--upload-file", "f"],
-                              ["--body-data", "x"], ["--spider", "--post-data", "x"], ["--request", "GET /x"]] {
+                              ["--body-data", "x"], ["--spider", "--post-data", "x"], ["--request", "GET /x"],
+                              ["-i", "-", "--data-binary", "@-"]] {
                 let result = try await SwgetProcess.run(arguments + [server.baseURL + "/x"], in: dir)
                 #expect(result.status == 2, "\(arguments): \(result.stderr)")
             }
