@@ -28,13 +28,8 @@ final class DownloadTransfer: ResponseConsumer {
     private(set) var loader: (any Loader)?
     var session: Session { task.session }
     var checkpoints: Bool { session.configuration.backgroundIdentifier != nil && resumable }
-    /// A GET without a body: its answer can be continued with a range, split into segments and
-    /// kept across runs. The answer to anything else (an upload, a POST, a DELETE) is saved from
-    /// zero by every attempt and never left behind as a part to continue.
-    var resumable: Bool {
-        let method = task.originalRequest.method.uppercased()
-        return task.originalRequest.body == nil && (method == "GET" || method == "HEAD")
-    }
+    /// The answer can be continued with a range, split and kept across runs (``Request/isPlainFetch``).
+    var resumable: Bool { task.originalRequest.isPlainFetch }
     var toStandardOutput: Bool { task.destination.target == .standardOutput }
 
     init(task: DownloadTask) {

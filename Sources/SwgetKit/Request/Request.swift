@@ -56,6 +56,14 @@ public struct Request: Sendable, Equatable {
         set { body = newValue.map { .data($0) } }
     }
 
+    /// A GET or HEAD without a body: its answer can be continued with a range, split into
+    /// segments and kept across runs. The answer to anything else (an upload, a POST, a DELETE)
+    /// is saved from zero by every attempt and never left behind as a part to continue.
+    var isPlainFetch: Bool {
+        let method = self.method.uppercased()
+        return body == nil && (method == "GET" || method == "HEAD")
+    }
+
     /// Parses `string` as an absolute URL. Returns nil when it is not one.
     public init?(string: String) {
         guard let url = URL(string: string), url.scheme != nil else { return nil }

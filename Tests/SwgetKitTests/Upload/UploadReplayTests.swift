@@ -196,3 +196,46 @@ struct UploadReplayTests {
         #expect(ExchangeRunner.digestBody(.file(path: dir.path + "/missing"), for: authInt) == .unavailable)
     }
 }
+
+/// A download task whose request carries a body: the answer is saved like any download, but
+/// never continued, split or left behind as a part to resume.
+@Suite("Download tasks with a request body")
+struct UploadDownloadTests {
+    typealias T = UploadTaskTests
+
+    @Test("the answer is saved as a file; the body went once, whole")
+    func saved() async throws {
+        let dir = try UploadScratchDirectory()
+        let body = patternBytes(300_000, seed: 51)
+        try await T.withUploadServer { server in
+            var request = try T.put(server.baseURL + "/answer.txt")
+            request.body = .data(body)
+            let task = Session().downloadTask(with: request, destination: .directory(dir.path))
+            let error = await task.outcome()
+            #expect(error == nil)
+            let location = try #require(task.location)
+            let saved = try String(contentsOf: location, encoding: .utf8)
+            #expect(saved == "PUT \(body.count) \(UploadServer.sha256(body))")
+            #expect(server.requests.count == 1)
+        }
+    }
+
+    @Test("a failed upload in a background session leaves no part file and no state to continue")
+    func nothingLeftBehind() async throws {
+        let dir = try UploadScratchDirectory()
+        let path = try dir.write("in.bin", patternBytes(4 << 20, seed: 53))
+        try await T.withUploadServer(plan: { _, _, _ in .closeAfter(bytes: 100_000) }) { server in
+            var request = try T.put(server.baseURL + "/out.bin", method: "POST")
+            request.body = .file(path: path)
+            let session = Session(configuration: .background(identifier: "upload-test"))
+            defer { session.finishTasksAndInvalidate() }
+            let task = session.downloadTask(with: request, destination: .directory(dir.path + "/"))
+            let error = await task.outcome()
+            #expect(error?.category == .network)
+            #expect(task.partialFile == nil)
+            #expect(error?.resumeData == nil)
+            let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+            #expect(left == ["in.bin"])
+        }
+    }
+}
