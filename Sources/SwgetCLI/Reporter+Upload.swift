@@ -50,7 +50,8 @@ extension Reporter {
             }
         case .json:
             if emitJSON {
-                emit(.upload(url: URLDisplay.maskedString(task.currentRequest.url.absoluteString), sent: progress.sent,
+                // The original URL, as in the download's events: scripts match events by it.
+                emit(.upload(url: URLDisplay.maskedString(task.originalRequest.url.absoluteString), sent: progress.sent,
                              expected: progress.expected, rate: progress.rate.bytesPerSecond))
             }
         case .dot, .none:
