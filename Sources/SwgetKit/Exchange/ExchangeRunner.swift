@@ -147,6 +147,7 @@ final class ExchangeRunner: Loader {
         let plan = try await ConnectionPlan.make(for: request, task: task, proxyAuthorization: proxyAuthorization)
         context.viaForwardProxy = plan.absoluteForm
         context.proxyAuthorization = plan.proxyAuthorization
+        context.withoutExpectation = expectRefused
         let session = self.session
         // Opened for every send: files again, streams only when the last send consumed them.
         var body: OutgoingBody?
@@ -157,11 +158,7 @@ final class ExchangeRunner: Loader {
         }) { connection, reused async throws(SessionError) -> (HopOutcome, reusable: Bool) in
             try await task.using(connection) { () async throws(SessionError) -> (HopOutcome, reusable: Bool) in
                 if !reused, let tunnel = connection.tunnelResponse { task.emit(.proxyTunnel(tunnel)) }
-                var wire = exchange.wireRequest(context: context)
-                if expectRefused { wire.headers.remove("Expect") }
-                if !wire.headers.contains("Content-Type"), let type = wire.body?.impliedContentType {
-                    wire.headers.set("Content-Type", type)  // a form's, with its boundary
-                }
+                let wire = exchange.wireRequest(context: context)
                 let framing = framing(of: wire, body: body)
                 let received: ReceivedHead
                 do throws(SessionError) {

@@ -188,6 +188,29 @@ struct HopRequestTests {
         #expect(Self.hasSecrets(request) == [true, true, false])
     }
 
+    @Test("a form sets its Content-Type with the boundary unless the request has one; a 303 drops both")
+    func formContentType() throws {
+        let form = try MultipartFormData(parts: [.value(name: "a", "1")], boundary: "XyZ")
+        var original = Request(url: try #require(URL(string: Self.originURL)), method: "POST", body: .multipart(form))
+        let first = HopRequest.make(original: original, target: HopTarget(original))
+        #expect(first.headers.values(for: "Content-Type") == ["multipart/form-data; boundary=XyZ"])
+        let after303 = HopRequest.make(original: original, target: try Self.redirect(original, 303, to: "/next"))
+        #expect(!after303.headers.contains("Content-Type") && after303.body == nil)
+        let after307 = HopRequest.make(original: original, target: try Self.redirect(original, 307, to: "/next"))
+        #expect(after307.headers.values(for: "Content-Type") == ["multipart/form-data; boundary=XyZ"])
+        original.headers.set("Content-Type", "multipart/related; boundary=XyZ")
+        let own = HopRequest.make(original: original, target: HopTarget(original))
+        #expect(own.headers.values(for: "Content-Type") == ["multipart/related; boundary=XyZ"])
+    }
+
+    @Test("after a 417 the request goes without Expect, the caller's own included")
+    func withoutExpectation() throws {
+        let original = Self.original(method: "PUT", body: [1], extra: [("Expect", "100-continue")])
+        #expect(HopRequest.make(original: original, target: HopTarget(original)).headers.contains("Expect"))
+        let refused = HopRequest.make(original: original, target: HopTarget(original), context: HopContext(withoutExpectation: true))
+        #expect(!refused.headers.contains("Expect"))
+    }
+
     // MARK: - what a redirect delegate changed
 
     static let cdn = "https://cdn.example/f"
