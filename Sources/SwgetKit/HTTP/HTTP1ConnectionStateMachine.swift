@@ -97,6 +97,12 @@ struct HTTP1ConnectionStateMachine {
     /// How often the idle check runs: a quarter of the timeout, at least every 10 ms.
     var idleCheckInterval: TimeAmount { .nanoseconds(max(idleTimeout.nanoseconds / 4, 10_000_000)) }
 
+    /// Why the connection closed, once it did.
+    var closedError: SessionError? {
+        if case .closed(let error) = state { return error }
+        return nil
+    }
+
     /// True while the connection can take a request.
     var isIdle: Bool {
         if case .idle = state { return !isPoisoned && requestBody == .none }

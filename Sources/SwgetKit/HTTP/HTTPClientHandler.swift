@@ -76,7 +76,9 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func send(_ head: HTTPRequestHead, body: OutgoingBody? = nil, expectContinue: TimeAmount? = nil,
               progress: BodyProgress? = nil, promise: EventLoopPromise<ReceivedHead>) {
         guard let context else {
-            promise.fail(SessionError.connectionClosed.with("connection closed before the request was sent"))
+            // The pipeline is gone: say why when the machine knows (a TLS handshake that failed
+            // between connecting and this request).
+            promise.fail(machine.closedError ?? SessionError.connectionClosed.with("connection closed before the request was sent"))
             return
         }
         let mode: RequestBodyMode = body == nil ? .none : (expectContinue == nil ? .immediate : .expectContinue)
