@@ -81,6 +81,8 @@ struct HTTP1ConnectionStateMachine {
     /// Where the request body of the request under way is.
     /// (Set by the machine only, here and in HTTP1ConnectionStateMachine+RequestBody.swift.)
     var requestBody = RequestBodyPhase.none
+    /// The request under way carries a body (its failures say so, whatever the phase).
+    private(set) var carriesBody = false
     /// The connection must not carry another request (bytes after a body, a failure).
     private(set) var isPoisoned = false
     /// Set when garbage followed a complete body; the driver warns once.
@@ -119,6 +121,7 @@ struct HTTP1ConnectionStateMachine {
             state = .awaitingHead
             lastActivity = now
             lastCheck = now
+            carriesBody = body != .none
             switch body {
             case .none:
                 requestBody = .none
@@ -259,6 +262,9 @@ struct HTTP1ConnectionStateMachine {
             return .close
         case .awaitingHead where requestBody == .sending:
             return fail(error.with("the connection failed while the request body was being sent (\(error.message))"))
+        case .awaitingHead where carriesBody:
+            // The last bytes may still have been in the socket's buffers: the server got them or not.
+            return fail(error.with("the connection failed after the request body was sent, without a response (\(error.message))"))
         default:
             return fail(error)
         }
@@ -269,6 +275,8 @@ struct HTTP1ConnectionStateMachine {
         switch state {
         case .awaitingHead where requestBody.isUnfinished:
             return fail(closed.with("the server closed the connection while the request body was being sent"))
+        case .awaitingHead where carriesBody:
+            return fail(closed.with("the server closed the connection after the request body was sent, without a response"))
         case .awaitingHead:
             return fail(closed.with("server closed the connection without a response"))
         case .streaming:

@@ -163,7 +163,7 @@ struct HTTP1ConnectionStateMachineRequestBodyTests {
         #expect(Self.label(machine) == c.after)
     }
 
-    @Test("messages name the body when the connection fails during it")
+    @Test("messages name the body when the connection fails during it or before the answer to it")
     func messages() {
         var machine = Start.sending.machine
         guard case .failHead(let closed) = Self.apply(.inactive, to: &machine) else {
@@ -179,6 +179,18 @@ struct HTTP1ConnectionStateMachineRequestBodyTests {
         #expect(broken.message.hasPrefix("the connection failed while the request body was being sent"))
         #expect(broken.message.contains("Broken pipe"))
         machine = Start.sent.machine
+        guard case .failHead(let after) = Self.apply(.inactive, to: &machine) else {
+            Issue.record("no failure")
+            return
+        }
+        #expect(after.message == "the server closed the connection after the request body was sent, without a response")
+        machine = Start.sent.machine
+        guard case .failHead(let reset) = Self.apply(.otherError, to: &machine) else {
+            Issue.record("no failure")
+            return
+        }
+        #expect(reset.message.hasPrefix("the connection failed after the request body was sent, without a response ("))
+        machine = Start.bodyless.machine
         guard case .failHead(let plain) = Self.apply(.inactive, to: &machine) else {
             Issue.record("no failure")
             return
