@@ -43,14 +43,10 @@ struct BodyStreamingTests {
             try await Task.sleep(for: .milliseconds(300))
             #expect(size(path) == atReturn, "bytes were written after streamBody returned")
             // The close is asked for before streamBody returns and completes on the channel's loop.
-            let closed = await withTaskGroup(of: Bool.self) { group in
-                group.addTask { (try? await connection.channel.closeFuture.get()) != nil }
-                group.addTask { try? await Task.sleep(for: .seconds(30)); return false }
-                let first = await group.next() ?? false
-                group.cancelAll()
-                return first
-            }
-            #expect(closed, "the abandoned body's connection is closed")
+            // (Polled, at most 30 s: a task group awaiting `closeFuture` never returned when the
+            // connection stayed open, since that wait ignores cancellation: the suite hung.)
+            for _ in 0..<600 where connection.channel.isActive { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(!connection.channel.isActive, "the abandoned body's connection is closed")
         }
     }
 
