@@ -15,6 +15,9 @@ final class BarBlock: Sendable {
         var resumedFrom: Int64 = 0
         var rate: Double = 0
         var start: Double
+        /// A request body going out: shown, but not counted in the total line (which counts
+        /// downloaded bytes).
+        var isUpload = false
     }
 
     private struct State {
@@ -62,7 +65,7 @@ final class BarBlock: Sendable {
     func finish(_ id: Int, permanent: String?, at now: Double = Terminal.now()) {
         state.withLock { s in
             s.filesDone += 1
-            if let line = s.lines.removeValue(forKey: id) {
+            if let line = s.lines.removeValue(forKey: id), !line.isUpload {
                 s.bytesDone += line.received
                 s.expectedDone = s.expectedDone.flatMap { done in line.expected.map { done + $0 } }
             }
@@ -99,8 +102,10 @@ final class BarBlock: Sendable {
         let nameColumns = s.order.compactMap { s.lines[$0].map { displayWidth($0.name) } }.max()
         for id in s.order {
             guard let line = s.lines[id] else { continue }
-            received += line.received
-            expected = expected.flatMap { total in line.expected.map { total + $0 } }
+            if !line.isUpload {
+                received += line.received
+                expected = expected.flatMap { total in line.expected.map { total + $0 } }
+            }
             rows.append(ProgressLine(name: line.name, received: line.received, expected: line.expected,
                                      bytesPerSecond: line.rate, elapsed: now - line.start,
                                      resumedFrom: line.resumedFrom, ascii: ascii, nameColumns: nameColumns).render(width: columns))

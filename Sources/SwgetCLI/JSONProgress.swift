@@ -3,6 +3,7 @@
 /// ```
 /// {"event":"start","url":"https://example.com/a.iso","name":"a.iso","expected":1048576}
 /// {"event":"progress","url":"https://example.com/a.iso","received":524288,"expected":1048576,"rate":262144.5}
+/// {"event":"upload","url":"https://example.com/up/a.iso","sent":524288,"expected":1048576,"rate":262144.5}
 /// {"event":"finish","url":"https://example.com/a.iso","path":"a.iso","bytes":1048576,"seconds":2.5,"status":200}
 /// {"event":"summary","files":1,"succeeded":1,"failed":0,"skipped":0,"bytes":1048576,"seconds":2.6,"exitCode":0}
 /// ```
@@ -17,6 +18,9 @@
 enum ProgressEvent: Sendable, Equatable {
     case start(url: String, name: String?, expected: Int64?)
     case progress(url: String, received: Int64, expected: Int64?, rate: Double)
+    /// A request body going out: `sent` bytes of this send so far (a body sent again after a
+    /// 307/308 or a retry starts from 0), `expected` when its length is known.
+    case upload(url: String, sent: Int64, expected: Int64?, rate: Double)
     case redirect(from: String, to: String, status: Int)
     case retry(url: String, attempt: Int?, delay: Double, error: String)
     case resume(url: String, offset: Int64, expected: Int64?)
@@ -33,6 +37,7 @@ enum ProgressEvent: Sendable, Equatable {
         switch self {
         case .start: "start"
         case .progress: "progress"
+        case .upload: "upload"
         case .redirect: "redirect"
         case .retry: "retry"
         case .resume: "resume"
@@ -53,6 +58,11 @@ enum ProgressEvent: Sendable, Equatable {
         case let .progress(url, received, expected, rate):
             object.add("url", string: url)
             object.add("received", integer: received)
+            object.add("expected", integer: expected)
+            object.add("rate", decimal: rate)
+        case let .upload(url, sent, expected, rate):
+            object.add("url", string: url)
+            object.add("sent", integer: sent)
             object.add("expected", integer: expected)
             object.add("rate", decimal: rate)
         case let .redirect(from, to, status):

@@ -57,9 +57,11 @@ final class Reporter: SessionDelegate {
 
     let options: Options
     private let transfers = Mutex<[Int: Transfer]>([:])
+    /// Request bodies going out, by task (see Reporter+Upload.swift).
+    let uploads = Mutex<[Int: UploadProgress]>([:])
     /// Tasks whose redirect to http:// `--https-only` refused (see Reporter+TLS.swift).
     let refusedRedirects = Mutex<Set<Int>>([])
-    private let block: BarBlock?
+    let block: BarBlock?
 
     init(options: Options) {
         self.options = options
@@ -159,6 +161,8 @@ final class Reporter: SessionDelegate {
             }
         case .debug(let event):
             debug(task, event)
+        case .sentBodyData(let bytes, let total, let expected):
+            sent(task, bytes: bytes, total: total, expected: expected)
         case .data:
             break
         }
@@ -336,7 +340,7 @@ final class Reporter: SessionDelegate {
         if let block { block.print(line + "\n") } else { Terminal.write(line + "\n") }
     }
 
-    private func emit(_ event: ProgressEvent) {
+    func emit(_ event: ProgressEvent) {
         Terminal.write(event.jsonLine())
     }
 

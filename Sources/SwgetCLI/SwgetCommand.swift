@@ -29,6 +29,13 @@ struct SwgetCommand: AsyncParsableCommand {
         decodes gzip, deflate, br and zstd bodies whichever way they come (--no-decompress \
         keeps them as sent). A decoded body cannot be continued: an interrupted one starts \
         over. --gunzip stores .gz files decompressed.
+
+        Uploads: --upload-file FILE (PUT; - for standard input), --post-data and --post-file, \
+        --data, --json and --form (curl's forms), --method or --request send a body or another \
+        method. Files and standard input stream with flat memory; the answer is saved like any \
+        download (-O - prints it). A body read from standard input is sent once: a 307/308 \
+        redirect or a retry after it went fails with a clear error. A POST is never retried once \
+        its body started.
         """,
         version: "swget \(SwgetVersion.string)"
     )
@@ -52,6 +59,7 @@ struct SwgetCommand: AsyncParsableCommand {
     @OptionGroup(title: "Logs and reports") var logging: LogOptions
     @OptionGroup(title: "Waiting between downloads") var waits: WaitOptions
     @OptionGroup(title: "Configuration") var config: ConfigOptions
+    @OptionGroup(title: "Uploads and request methods") var upload: UploadOptions
 
     /// ArgumentParser's own entry point, with wget's exit status 2 for usage errors (it
     /// would use 64, EX_USAGE).
@@ -87,6 +95,10 @@ struct SwgetCommand: AsyncParsableCommand {
 
     func validate() throws {
         if urls.isEmpty && input.inputFiles.isEmpty { throw ValidationError("missing URL") }
+        let plan = try upload.plan(commandLine: Array(CommandLine.arguments.dropFirst()), spider: output.spider)
+        if plan.body?.readsStandardInput == true && input.inputFiles.contains("-") {
+            throw ValidationError("standard input cannot hold both the URL list (-i -) and the request body")
+        }
     }
 
     func run() async throws {
@@ -102,7 +114,11 @@ struct SwgetCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.fileIO.rawValue)
         }
         let credential = try auth.credential()
-        let (jobs, listErrors) = collectJobs(credential: credential)
+        let body = try prepareBody()
+        let (jobs, listErrors) = collectJobs(credential: credential, body: body)
+        if body?.isSingleUse == true && jobs.count > 1 {
+            throw ValidationError("a request body read from standard input or a pipe can be sent to one URL only")
+        }
         let reporter = makeReporter(files: jobs.count)
         var configuration: SessionConfiguration
         do {
@@ -149,8 +165,8 @@ struct SwgetCommand: AsyncParsableCommand {
 
     /// The URLs of the command line, then those of each `-i` file; unreadable files and bad
     /// lines become error lines (with their line number) and are skipped.
-    private func collectJobs(credential: Credential?) -> (jobs: [Job], errors: [(source: String, message: String)]) {
-        var jobs = urls.map { Job(label: $0, request: makeRequest($0, credential: credential)) }
+    private func collectJobs(credential: Credential?, body: PreparedBody?) -> (jobs: [Job], errors: [(source: String, message: String)]) {
+        var jobs = urls.map { Job(label: $0, request: makeRequest($0, credential: credential, body: body)) }
         var errors: [(source: String, message: String)] = []
         for file in input.inputFiles {
             guard let text = TextFile.read(file) else {
@@ -158,7 +174,7 @@ struct SwgetCommand: AsyncParsableCommand {
                 continue
             }
             for entry in InputList.entries(text) {
-                guard let request = makeRequest(entry.text, credential: credential) else {
+                guard let request = makeRequest(entry.text, credential: credential, body: body) else {
                     // Raw here: the reporter escapes the whole line once (escaping twice shows `\\x1B`).
                     errors.append(("\(file):\(entry.line)", "invalid URL '\(entry.text)'; skipped"))
                     continue
@@ -175,6 +191,19 @@ struct SwgetCommand: AsyncParsableCommand {
         return (jobs, errors)
     }
 
+    /// The body and method options made into the requests' body, before anything connects: a
+    /// file that cannot be read ends the run with exit 3 (a form SwgetKit refuses, exit 2).
+    private func prepareBody() throws -> PreparedBody? {
+        let plan = try upload.plan(commandLine: Array(CommandLine.arguments.dropFirst()), spider: output.spider)
+        guard plan.body != nil || plan.method != "GET" else { return nil }
+        do {
+            return try PreparedBody(plan)
+        } catch {
+            Terminal.write("swget: \(DisplayText.sanitize(error.description))\n")
+            throw ExitCode(error.status.rawValue)
+        }
+    }
+
     private func makeReporter(files: Int) -> Reporter {
         var options = output.reporterOptions(files: files)
         options.acceptErrorStatus = destination.contentOnError
@@ -186,11 +215,12 @@ struct SwgetCommand: AsyncParsableCommand {
         return Reporter(options: options)
     }
 
-    private func makeRequest(_ argument: String, credential: Credential?) -> Request? {
+    private func makeRequest(_ argument: String, credential: Credential?, body: PreparedBody? = nil) -> Request? {
         // Spaces and control characters are never part of a URL typed on a command line.
         guard !argument.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else { return nil }
         // data: URLs have no "//" (RFC 2397).
         var text = argument.contains("://") || argument.lowercased().hasPrefix("data:") ? argument : "http://" + argument
+        if let path = body?.uploadPath { text = BodyArguments.uploadURL(text, uploading: path) }
         // Internationalised names and non-ASCII paths: the punycode host (IDNA 2008 / UTS #46
         // through libidn2) and UTF-8 percent-encoding go on the wire.
         if text.unicodeScalars.contains(where: { $0.value > 0x7F }) || Self.hostIsPercentEncoded(text) {
@@ -201,6 +231,7 @@ struct SwgetCommand: AsyncParsableCommand {
         if let port = request.url.port, !(1...65535).contains(port) { return nil }
         http.apply(to: &request)
         layout.apply(to: &request)
+        body?.apply(to: &request)
         request.credential = credential
         return request
     }

@@ -41,6 +41,7 @@ struct LibraryContractTests {
             case .willRetry(_, let error, let attempt): "retry \(attempt) \(error.message)"
             case .warning: "warning"
             case .proxyTunnel: "tunnel"
+            case .sentBodyData: "sent"
             case .tlsEstablished: "tls"
             case .debug: "debug"
             case .finishedDownloading(let url): "finished \(url.lastPathComponent)"

@@ -52,7 +52,7 @@ final class RecordingDelegate: SessionDelegate {
             record("resumed \(offset)")
         case .restarted:
             record("restarted")
-        case .willRetry, .redirected, .warning, .proxyTunnel, .tlsEstablished, .debug:
+        case .willRetry, .redirected, .warning, .proxyTunnel, .tlsEstablished, .debug, .sentBodyData:
             break
         }
     }

@@ -97,17 +97,24 @@ package final class ForegroundServer: Sendable {
             }
 
             let deadline = Posix.now() + timeout
-            var exited = false
+            var exited = false, stolen = false
             while Posix.now() < deadline {
                 if Self.hasExited(server.pid) { exited = true; break }
-                if plan.ports.allSatisfy({ Nginx.accepts(port: $0) }) { return server }
+                if plan.ports.allSatisfy({ Nginx.accepts(port: $0) }) {
+                    // Another test's server may have taken a port between the plan's choice and
+                    // the bind (nginx then retries its bind for seconds while that server answers):
+                    // the listener must belong to this server's process group.
+                    if plan.ports.allSatisfy({ Self.listener(port: $0, isInGroup: server.pid) }) { return server }
+                    stolen = true
+                    break
+                }
                 usleep(10_000)
             }
             let logs = server.logs(["output.log"] + logs)
             server.stop()
             let lowered = logs.lowercased()
-            let portTaken = lowered.contains("in use") || lowered.contains("could not bind") || lowered.contains("unable to bind")
-            if exited && portTaken && attempt < 5 { continue }
+            let portTaken = stolen || lowered.contains("in use") || lowered.contains("could not bind") || lowered.contains("unable to bind")
+            if (exited || stolen) && portTaken && attempt < 5 { continue }
             throw RealServerError(exited
                 ? "\(name) exited at startup (\(binary) \(plan.arguments.joined(separator: " "))):\n\(logs)"
                 : "\(name) did not accept connections on \(plan.ports) within \(Int(timeout)) s (\(binary)):\n\(logs)")
@@ -154,6 +161,39 @@ package final class ForegroundServer: Sendable {
     // MARK: - Internals
 
     /// Whether the (unreaped) leader has exited: /proc says zombie, or it is gone.
+    /// Whether the socket listening on 127.0.0.1:`port` is held by a process of the group
+    /// `group` (found through /proc/net/tcp's inode and the processes' descriptors).
+    private static func listener(port: Int, isInGroup group: pid_t) -> Bool {
+        let local = String(format: "0100007F:%04X", port), any = String(format: "00000000:%04X", port)
+        let suffix = String(format: ":%04X", port)
+        var inodes: Set<String> = []
+        for file in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            // Read to the end: procfs gives a table one page per read, and its size as 0.
+            guard let handle = FileHandle(forReadingAtPath: file), let bytes = try? handle.readToEnd() else { continue }
+            try? handle.close()
+            let table = String(decoding: bytes, as: UTF8.self)
+            for line in table.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+                guard fields.count > 9, fields[3] == "0A" else { continue }
+                let address = fields[1]
+                guard address == local || address == any || (file.hasSuffix("6") && address.hasSuffix(suffix)) else { continue }
+                inodes.insert("socket:[\(fields[9])]")
+            }
+        }
+        guard !inodes.isEmpty else { return false }
+        let processes = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for name in processes {
+            guard let pid = pid_t(name), let fields = statFields(pid), fields.count > 4, fields[4] == String(group) else { continue }
+            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+            for descriptor in descriptors {
+                if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(descriptor)"),
+                   inodes.contains(target) { return true }
+            }
+        }
+        return false
+    }
+
     private static func hasExited(_ pid: pid_t) -> Bool {
         guard let fields = statFields(pid) else { return true }
         return fields.count < 3 || fields[2] == "Z" || fields[2] == "X"

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 @testable import SwgetCLI
@@ -88,6 +89,24 @@ struct DisplayTests {
         block.finish(1, permanent: "'./part-1.bin' saved", at: 3)
         block.finish(3, permanent: "'./part-3.bin' saved", at: 4)
         #expect(capture.lines == ["'./part-2.bin' saved", "'./part-1.bin' saved", "'./part-3.bin' saved"])
+    }
+
+    @Test func anUploadLineShowsTheBodyButNotInTheTotal() throws {
+        let capture = Capture()
+        let url = try #require(URL(string: "http://h/dav/big.iso")), root = try #require(URL(string: "http://host.example/"))
+        let block = BarBlock(filesTotal: 2, ascii: false, now: 0, width: { 80 }, output: capture.write)
+        block.update(1, at: 0, force: true) {
+            $0 = BarBlock.Line(name: Reporter.uploadName(url, ascii: false), expected: 1000, start: 0,
+                               isUpload: true)
+        }
+        block.update(2, at: 0, force: true) { $0 = BarBlock.Line(name: "other.bin", expected: 1000, start: 0) }
+        block.update(1, at: 1, force: true) { $0.received = 500 }
+        block.update(2, at: 1, force: true) { $0.received = 100 }
+        let lines = capture.lines
+        #expect(lines.count == 3)
+        #expect(lines[0].hasPrefix("\u{2191} big.iso") && lines[0].contains("50%"), "\(lines)")
+        #expect(lines[2].hasPrefix("Total  0/2 files") && lines[2].contains("100 B"), "\(lines)")
+        #expect(Reporter.uploadName(root, ascii: true) == "^ host.example")
     }
 
     @Test func messagesGoAboveTheBlock() {

@@ -17,6 +17,10 @@ struct JSONProgressTests {
          #"{"event":"progress","url":"https://example.com/a.iso","received":0,"rate":0}"#),
         (.progress(url: url, received: 10, expected: nil, rate: 1234.56789),
          #"{"event":"progress","url":"https://example.com/a.iso","received":10,"rate":1234.568}"#),
+        (.upload(url: url, sent: 524_288, expected: 1_048_576, rate: 262_144.5),
+         #"{"event":"upload","url":"https://example.com/a.iso","sent":524288,"expected":1048576,"rate":262144.5}"#),
+        (.upload(url: url, sent: 7, expected: nil, rate: 0),
+         #"{"event":"upload","url":"https://example.com/a.iso","sent":7,"rate":0}"#),
         (.redirect(from: "http://example.com/a", to: "https://example.com/a", status: 301),
          #"{"event":"redirect","from":"http://example.com/a","to":"https://example.com/a","status":301}"#),
         (.retry(url: url, attempt: 2, delay: 1.5, error: "connection refused"),
@@ -97,6 +101,11 @@ struct JSONProgressTests {
         case let .progress(url, received, expected, rate):
             #expect(object["url"] as? String == url)
             #expect(int(object["received"]) == received)
+            #expect(int(object["expected"]) == expected)
+            #expect(abs(double(object["rate"]) - rate) <= 0.0005 * max(1, rate / 1e12))
+        case let .upload(url, sent, expected, rate):
+            #expect(object["url"] as? String == url)
+            #expect(int(object["sent"]) == sent)
             #expect(int(object["expected"]) == expected)
             #expect(abs(double(object["rate"]) - rate) <= 0.0005 * max(1, rate / 1e12))
         case let .redirect(from, to, status):

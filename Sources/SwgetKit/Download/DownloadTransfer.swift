@@ -27,7 +27,9 @@ final class DownloadTransfer: ResponseConsumer {
     /// The loader, for segment requests at the current hop.
     private(set) var loader: (any Loader)?
     var session: Session { task.session }
-    var checkpoints: Bool { session.configuration.backgroundIdentifier != nil }
+    var checkpoints: Bool { session.configuration.backgroundIdentifier != nil && resumable }
+    /// The answer can be continued with a range, split and kept across runs (``Request/isPlainFetch``).
+    var resumable: Bool { task.originalRequest.isPlainFetch }
     var toStandardOutput: Bool { task.destination.target == .standardOutput }
 
     init(task: DownloadTask) {
@@ -37,7 +39,7 @@ final class DownloadTransfer: ResponseConsumer {
     func run() async -> SessionError? {
         var error: SessionError?
         do {
-            try adoptExistingBytes()
+            if resumable { try adoptExistingBytes() }
             let resumeURL = state.resume.flatMap { $0.finalURL != $0.originalURL && $0.bytesOnDisk > 0 ? URL(string: $0.finalURL) : nil }
             let loader = try session.protocols.loader(for: task, startingAt: resumeURL)
             self.loader = loader
@@ -52,6 +54,12 @@ final class DownloadTransfer: ResponseConsumer {
     // MARK: ResponseConsumer
 
     func additions() -> [(name: String, value: String)] {
+        guard resumable else {
+            // No range for the answer to a request with a body: each attempt writes from zero.
+            state.resume = nil
+            if let file, file.canTruncate { try? file.position(at: 0) }
+            return []
+        }
         switch state.plan(toStandardOutput: toStandardOutput) {
         case .fresh(let truncate):
             if truncate, let file, file.canTruncate { try? file.position(at: 0) }
@@ -139,8 +147,8 @@ final class DownloadTransfer: ResponseConsumer {
         }
         guard let file else { return finish(reusable: false, publishing: false) }  // skipped (-nc)
         let expected = state.resume?.expectedLength ?? response.expectedContentLength.map { $0 + offset }
-        let segments = SegmentedDownload.plan(for: response, offset: offset, state: state, transform: transform,
-                                              file: file, configuration: session.configuration)
+        let segments = !resumable ? nil : SegmentedDownload.plan(for: response, offset: offset, state: state, transform: transform,
+                                                                 file: file, configuration: session.configuration)
         do {
             // A segmented transfer keeps what lies beyond `offset`: ranges already written, or
             // bytes its workers will overwrite.
@@ -317,7 +325,8 @@ final class DownloadTransfer: ResponseConsumer {
         switch file {
         case .part(let part):
             // Corrupt encoded data, or a file over the size limit: nothing worth keeping.
-            let worthless = error == SessionError.decodingFailed || error == SessionError.tooLarge
+            // The answer to a request with a body cannot be continued either.
+            let worthless = error == SessionError.decodingFailed || error == SessionError.tooLarge || !resumable
             let kept = state.resume.map { data in data.segments.map { $0.reduce(0) { $0 + $1.count } } ?? data.bytesOnDisk } ?? 0
             if !worthless, kept > 0, let resume = state.resume, let paths = part.paths {
                 let data = resume.located(at: paths)

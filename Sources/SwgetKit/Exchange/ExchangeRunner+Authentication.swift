@@ -25,7 +25,7 @@ extension ExchangeRunner {
         }
         let challenged = ChallengedRequest(host: space.host, port: space.port, scheme: space.scheme,
                                            method: request.method.uppercased(), uri: uri,
-                                           body: request.body.map { .bytes($0) } ?? .empty)
+                                           body: Self.digestBody(request.body, for: challenges))
         var action = authentication.challenged(status: response.statusCode, challenges: challenges, request: challenged)
         while true {
             switch action {

@@ -59,6 +59,15 @@ final class ExchangeRunner: Loader {
     /// The answer to a proxy's 407, for every later connection through it (CONNECT) or request
     /// to it (absolute form).
     var proxyAuthorization: String?
+    /// The stream a stream body comes from, kept until a send consumes it
+    /// (ExchangeRunner+RequestBody.swift).
+    var bodyStream: BodyStreamSlot?
+    /// Why the body is sent again, for the error when it cannot be (a redirect, a challenge, a retry).
+    var resendReason = "send it again"
+    /// The server answered `Expect: 100-continue` with 417: later requests go without it.
+    var expectRefused = false
+    /// Attempts loaded so far.
+    private var loads = 0
 
     init(task: SessionTask, startingAt url: URL? = nil) {
         self.task = task
@@ -69,6 +78,8 @@ final class ExchangeRunner: Loader {
 
     func load(additions: [(name: String, value: String)], canRetry: Bool, consumer: some ResponseConsumer) async -> LoadOutcome {
         var action = exchange.start(additions: additions, canRetry: canRetry)
+        loads += 1
+        if loads > 1 { resendReason = "retry the request" }
         while true {
             if let reason = task.cancellation { return .failed(reason) }
             switch action {
@@ -136,8 +147,12 @@ final class ExchangeRunner: Loader {
         let plan = try await ConnectionPlan.make(for: request, task: task, proxyAuthorization: proxyAuthorization)
         context.viaForwardProxy = plan.absoluteForm
         context.proxyAuthorization = plan.proxyAuthorization
+        context.withoutExpectation = expectRefused
         let session = self.session
         let task = self.task
+        // Opened for every send: files again, streams only when the last send consumed them.
+        var body: OutgoingBody?
+        if let requestBody = request.body { body = try await openBody(requestBody, for: request) }
         return try await session.pool.withConnection(plan.key, connect: { () async throws(SessionError) -> HTTPConnection in
             Self.recordConnecting(plan: plan, task: task)
             let connection = try await HTTPConnection.connect(host: plan.target.host, origin: plan.target.origin, settings: plan.settings,
@@ -150,15 +165,24 @@ final class ExchangeRunner: Loader {
                 Self.recordConnection(connection, reused: reused, plan: plan, task: task)
                 if !reused, let tunnel = connection.tunnelResponse { task.emit(.proxyTunnel(tunnel)) }
                 let wire = exchange.wireRequest(context: context)
+                let framing = framing(of: wire, body: body)
                 let received: ReceivedHead
                 do throws(SessionError) {
-                    received = try await Self.send(wire, plan: plan, on: connection, reused: reused, session: session, task: task)
+                    received = try await Self.send(wire, body: body, framing: framing, progress: bodyProgress(body),
+                                                   plan: plan, on: connection, reused: reused, session: session, task: task)
                 } catch {
-                    if reused && replacingStale && error == SessionError.connectionClosed { return (.stale, false) }
+                    if reused && replacingStale && error == SessionError.connectionClosed && mayResend(wire, body: body) {
+                        return (.stale, false)
+                    }
                     throw error
                 }
+                if received.head.status.code == 417, framing.expectContinue, !expectRefused {
+                    // RFC 9110 §10.1.1: repeat the request without the expectation.
+                    expectRefused = true
+                    return (.stale, false)
+                }
                 let (result, reusable) = try await answer(received, to: wire, on: connection, viaForwardProxy: plan.absoluteForm, consumer)
-                return (.result(result), reusable)
+                return (.result(result), reusable && !received.requestBodyWithheld)
             }
         }
     }
@@ -191,11 +215,12 @@ final class ExchangeRunner: Loader {
     /// connection at a time answers only once they are closed.
     /// `task` is the task whose metrics and debug events record the exchange: nil for the
     /// ranges of a segmented download (the task's own request has recorded them).
-    private static func send(_ request: Request, plan: ConnectionPlan, on connection: HTTPConnection,
+    private static func send(_ request: Request, body: OutgoingBody? = nil, framing: RequestFraming? = nil,
+                             progress: BodyProgress? = nil, plan: ConnectionPlan, on connection: HTTPConnection,
                              reused: Bool, session: Session, task: SessionTask?) async throws(SessionError) -> ReceivedHead {
         let key = plan.key
         let head = plan.target.requestHead(for: request, defaultHeaders: session.configuration.defaultHeaders,
-                                           absoluteForm: plan.absoluteForm)
+                                           absoluteForm: plan.absoluteForm, framing: framing)
         if let task {
             if session.configuration.emitsDebugEvents {
                 task.emit(.debug(.requestSent(method: head.method.rawValue, target: head.uri, version: "HTTP/\(head.version.major).\(head.version.minor)",
@@ -219,7 +244,8 @@ final class ExchangeRunner: Loader {
             answered.withLockedValue { $0 = true }
             starvation?.cancel()
         }
-        let received = try await connection.send(head, body: request.body)
+        let wait = framing?.expectContinue == true ? session.configuration.expectContinueTimeout.timeAmount : nil
+        let received = try await connection.send(head, body: body, expectContinue: wait, progress: progress)
         task?.recordMetrics { metrics in
             metrics.responseStart = .now
             metrics.countOfResponseHeaderBytesReceived = Self.headBytes(received.head)
@@ -288,6 +314,7 @@ final class ExchangeRunner: Loader {
             let retry = await authenticate(response, challenges: challenges, isProxy: isProxy, request: request)
             next = exchange.challengeAnswered(retry: retry)
             if retry {
+                resendReason = "answer the authentication challenge (\(response.statusCode))"
                 let reusable = await Self.skipBody(of: final)
                 return (.next(next), reusable)
             }
@@ -306,6 +333,7 @@ final class ExchangeRunner: Loader {
                     metrics.redirectEnd = .now
                 }
                 task.emit(.redirected(redirect, to: request))
+                resendReason = "follow the redirect (\(redirect.statusCode)) to \(URLDisplay.forDisplay(request.url))"
             }
         }
         switch next {

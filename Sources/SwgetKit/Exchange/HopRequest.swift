@@ -47,13 +47,17 @@ struct HopContext: Sendable {
     var viaForwardProxy = false
     /// The proxy's `Proxy-Authorization`, for a request in absolute form.
     var proxyAuthorization: String?
+    /// The server refused `Expect: 100-continue` with 417: the request goes without any `Expect`
+    /// field (RFC 9110 §10.1.1), the caller's own included.
+    var withoutExpectation = false
 
     init(cookie: String? = nil, authorization: (field: String, value: String)? = nil, viaForwardProxy: Bool = false,
-         proxyAuthorization: String? = nil) {
+         proxyAuthorization: String? = nil, withoutExpectation: Bool = false) {
         self.cookie = cookie
         self.authorization = authorization
         self.viaForwardProxy = viaForwardProxy
         self.proxyAuthorization = proxyAuthorization
+        self.withoutExpectation = withoutExpectation
     }
 }
 
@@ -87,6 +91,9 @@ enum HopRequest {
     /// then what the redirect delegate changed for this hop, then `additions` (range and
     /// validator fields of a resume, a segment's range), which replace fields of the same name.
     ///
+    /// A body that implies a `Content-Type` (a form, with its boundary) sets it unless the
+    /// request has one; after a 417 the `Expect` field goes (``HopContext/withoutExpectation``).
+    ///
     /// `context` adds what the stores know for this hop: stored cookies (merged after the
     /// user's own `Cookie` field, which only the original origin gets), a credential (the
     /// user's own `Authorization` field wins at the original origin), and for a request in
@@ -101,7 +108,10 @@ enum HopRequest {
             request.body = nil
             request.headers.remove("Content-Type")
             request.headers.remove("Content-Encoding")
+        } else if !request.headers.contains("Content-Type"), let type = request.body?.impliedContentType {
+            request.headers.set("Content-Type", type)  // a form's, with its boundary
         }
+        if context.withoutExpectation { request.headers.remove("Expect") }
         if !Origin(original.url).isSame(as: Origin(target.url)) {
             for name in originBoundFields { request.headers.remove(name) }
         }

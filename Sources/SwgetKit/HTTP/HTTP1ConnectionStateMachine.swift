@@ -21,6 +21,10 @@ import NIOHTTP1
 ///   was busy: bytes may be waiting unread).
 /// - A body that ended is complete even when garbage follows it on the wire (bytes after a
 ///   `Content-Length`, a 204 with a body): the body is kept, the connection is never reused.
+/// - The request body has a phase of its own (``RequestBodyPhase``, in
+///   HTTP1ConnectionStateMachine+RequestBody.swift): sent at once, or held back for `100
+///   Continue` (RFC 9110 §10.1.1), and withheld or cut short when a final answer comes first.
+///   While it is being sent, every chunk the socket takes counts as activity for the idle check.
 struct HTTP1ConnectionStateMachine {
     enum State {
         case idle
@@ -39,8 +43,18 @@ struct HTTP1ConnectionStateMachine {
 
     enum Action {
         case none
-        /// Write the request (head and optional body) and read.
+        /// Write the request (head, no body) and read.
         case sendRequest
+        /// Write the head, start sending the body, and read.
+        case sendHeadAndBody
+        /// Write the head (with `Expect: 100-continue`), start the continue timer, and read;
+        /// the body waits for ``startBody``.
+        case sendHeadAwaitingContinue
+        /// `100 Continue` came, or the wait ended: start sending the body.
+        case startBody
+        /// A final answer came before the body was sent completely: stop sending it (or never
+        /// start), then hand the head to the driver. The connection closes after the answer.
+        case withholdBodyAndSucceedHead(HTTPResponseHead)
         case read
         /// Hand the head to the waiting driver.
         case succeedHead(HTTPResponseHead)
@@ -64,6 +78,11 @@ struct HTTP1ConnectionStateMachine {
 
     let idleTimeout: TimeAmount
     private(set) var state = State.idle
+    /// Where the request body of the request under way is.
+    /// (Set by the machine only, here and in HTTP1ConnectionStateMachine+RequestBody.swift.)
+    var requestBody = RequestBodyPhase.none
+    /// The request under way carries a body (its failures say so, whatever the phase).
+    private(set) var carriesBody = false
     /// The connection must not carry another request (bytes after a body, a failure).
     private(set) var isPoisoned = false
     /// Set when garbage followed a complete body; the driver warns once.
@@ -80,21 +99,40 @@ struct HTTP1ConnectionStateMachine {
     /// How often the idle check runs: a quarter of the timeout, at least every 10 ms.
     var idleCheckInterval: TimeAmount { .nanoseconds(max(idleTimeout.nanoseconds / 4, 10_000_000)) }
 
+    /// Why the connection closed, once it did.
+    var closedError: SessionError? {
+        if case .closed(let error) = state { return error }
+        return nil
+    }
+
     /// True while the connection can take a request.
     var isIdle: Bool {
-        if case .idle = state { return !isPoisoned }
+        if case .idle = state { return !isPoisoned && requestBody == .none }
         return false
     }
 
     // MARK: driver events
 
-    mutating func sendRequest(now: NIODeadline) -> Action {
+    /// The driver sends a request; `body` says whether a body follows and whether it waits for
+    /// `100 Continue`.
+    mutating func sendRequest(now: NIODeadline, body: RequestBodyMode = .none) -> Action {
         switch state {
         case .idle where !isPoisoned:
             state = .awaitingHead
             lastActivity = now
             lastCheck = now
-            return .sendRequest
+            carriesBody = body != .none
+            switch body {
+            case .none:
+                requestBody = .none
+                return .sendRequest
+            case .immediate:
+                requestBody = .sending
+                return .sendHeadAndBody
+            case .expectContinue:
+                requestBody = .awaitingContinue
+                return .sendHeadAwaitingContinue
+            }
         case .closed(let error):
             return .refuse(error)
         default:
@@ -163,7 +201,15 @@ struct HTTP1ConnectionStateMachine {
             // Bytes nobody asked for: the connection cannot be trusted with a request.
             return unexpectedBytes()
         }
+        if Self.isInformational(head.status.code) {
+            // 1xx heads come before the final one (the decoder forwards them): only `100
+            // Continue` means something, and only to a body that waits for it.
+            return continueReceived(status: head.status.code)
+        }
         state = .parked(buffered: [], end: nil)
+        if requestBody.isUnfinished {
+            return finalAnswerBeforeBody(head)
+        }
         return .succeedHead(head)
     }
 
@@ -214,6 +260,11 @@ struct HTTP1ConnectionStateMachine {
             isPoisoned = true
             if case .idle = state { state = .closed(error) }
             return .close
+        case .awaitingHead where requestBody == .sending:
+            return fail(error.with("the connection failed while the request body was being sent (\(error.message))"))
+        case .awaitingHead where carriesBody:
+            // The last bytes may still have been in the socket's buffers: the server got them or not.
+            return fail(error.with("the connection failed after the request body was sent, without a response (\(error.message))"))
         default:
             return fail(error)
         }
@@ -222,6 +273,10 @@ struct HTTP1ConnectionStateMachine {
     mutating func channelInactive() -> Action {
         let closed = SessionError.connectionClosed
         switch state {
+        case .awaitingHead where requestBody.isUnfinished:
+            return fail(closed.with("the server closed the connection while the request body was being sent"))
+        case .awaitingHead where carriesBody:
+            return fail(closed.with("the server closed the connection after the request body was sent, without a response"))
         case .awaitingHead:
             return fail(closed.with("server closed the connection without a response"))
         case .streaming:
@@ -258,6 +313,9 @@ struct HTTP1ConnectionStateMachine {
             }
             guard now - lastActivity >= idleTimeout else { return .none }
             let seconds = Double(idleTimeout.nanoseconds) / 1e9
+            if requestBody == .sending {
+                return fail(SessionError.readTimedOut.with("the server took no request body bytes for \(seconds.formatted1) s"))
+            }
             return fail(SessionError.readTimedOut.with("no data received for \(seconds.formatted1) s"))
         case .streaming(paused: true):
             lastActivity = now
@@ -277,10 +335,21 @@ struct HTTP1ConnectionStateMachine {
 
     // MARK: helpers
 
-    private mutating func fail(_ error: SessionError) -> Action {
+    /// Something moved on the connection (for the idle check).
+    mutating func noteActivity(_ now: NIODeadline) {
+        lastActivity = now
+    }
+
+    /// The connection must not carry another request.
+    mutating func poison() {
+        isPoisoned = true
+    }
+
+    mutating func fail(_ error: SessionError) -> Action {
         let previous = state
         state = .closed(error)
         isPoisoned = true
+        if requestBody.isUnfinished { requestBody = .withheld }
         switch previous {
         case .awaitingHead: return .failHead(error)
         case .streaming: return .failBody(error)

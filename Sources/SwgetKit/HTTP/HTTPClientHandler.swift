@@ -11,6 +11,9 @@ struct ReceivedHead: Sendable {
     let completeBody: [ByteBuffer]?
     /// Bytes followed the complete body on the wire: it must not be reused (the body is fine).
     let trailingGarbage: Bool
+    /// The answer came before the request body was sent completely: the body was withheld (or
+    /// cut short) and the connection must not be reused.
+    var requestBodyWithheld = false
 }
 
 /// The last handler of a connection's pipeline: performs the actions of its
@@ -22,8 +25,8 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = Never
     typealias OutboundOut = HTTPClientRequestPart
 
-    private var machine: HTTP1ConnectionStateMachine
-    private var context: ChannelHandlerContext?
+    var machine: HTTP1ConnectionStateMachine
+    private(set) var context: ChannelHandlerContext?
     /// Kept after the handler leaves the pipeline: a response that arrived whole can still be
     /// streamed to its sink once the connection is gone.
     private var eventLoop: EventLoop?
@@ -39,6 +42,10 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let rateLimiter: RateLimiter?
     private var bytesSinceRead = 0
     private var delayedRead: Scheduled<Void>?
+    /// The request body being sent (HTTPClientHandler+RequestBody.swift).
+    var outgoing: OutgoingSend?
+    /// Fires the end of the wait for `100 Continue`.
+    var continueTimer: Scheduled<Void>?
 
     init(idleTimeout: TimeAmount, trustFailure: TrustFailureBox, rateLimiter: RateLimiter? = nil, now: NIODeadline = .now()) {
         machine = HTTP1ConnectionStateMachine(idleTimeout: idleTimeout, now: now)
@@ -53,6 +60,7 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         idleCheck?.cancel()
+        stopBody()
         self.context = nil
     }
 
@@ -61,22 +69,44 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     // MARK: driver side (called on the event loop)
 
-    /// Sends a request; the promise completes with the response head (1xx are skipped).
-    func send(_ head: HTTPRequestHead, body: [UInt8]?, promise: EventLoopPromise<ReceivedHead>) {
+    /// Sends a request; the promise completes with the final response head (1xx are skipped;
+    /// `100 Continue` releases a body that waits for it). `body` is written as the socket takes
+    /// it (see HTTPClientHandler+RequestBody.swift); with `expectContinue` it waits for `100
+    /// Continue` at most that long.
+    func send(_ head: HTTPRequestHead, body: OutgoingBody? = nil, expectContinue: TimeAmount? = nil,
+              progress: BodyProgress? = nil, promise: EventLoopPromise<ReceivedHead>) {
         guard let context else {
-            promise.fail(SessionError.connectionClosed.with("connection closed before the request was sent"))
+            // The pipeline is gone: say why when the machine knows (a TLS handshake that failed
+            // between connecting and this request).
+            promise.fail(machine.closedError ?? SessionError.connectionClosed.with("connection closed before the request was sent"))
             return
         }
-        switch machine.sendRequest(now: context.eventLoop.now) {
+        let mode: RequestBodyMode = body == nil ? .none : (expectContinue == nil ? .immediate : .expectContinue)
+        let action = machine.sendRequest(now: context.eventLoop.now, body: mode)
+        switch action {
         case .sendRequest:
             headPromise = promise
             startIdleCheck(context: context)
             context.write(wrapOutboundOut(.head(head)), promise: nil)
-            if let body, !body.isEmpty {
-                context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
-            }
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             context.read()
+        case .sendHeadAndBody, .sendHeadAwaitingContinue:
+            guard let body else { return }
+            headPromise = promise
+            outgoing = OutgoingSend(body, progress: progress, now: context.eventLoop.now)
+            startIdleCheck(context: context)
+            context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
+            context.read()
+            if case .sendHeadAwaitingContinue = action, let expectContinue {
+                let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+                continueTimer = context.eventLoop.scheduleTask(in: expectContinue) {
+                    let this = handler.value
+                    this.continueTimer = nil
+                    this.perform(this.machine.continueTimedOut())
+                }
+            } else {
+                startBody()
+            }
         case .refuse(let error):
             promise.fail(error)
         default:
@@ -115,10 +145,13 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let now = context.eventLoop.now
         switch unwrapInboundIn(data) {
         case .head(let head):
-            let action = machine.headReceived(head, now: now)
-            if case .succeedHead(let head) = action {
+            switch machine.headReceived(head, now: now) {
+            case .succeedHead(let head):
                 pendingHead = head  // handed over when this read completes: its body may be here too
-            } else {
+            case .withholdBodyAndSucceedHead(let head):
+                stopBody()
+                pendingHead = head
+            case let action:
                 perform(action)
             }
         case .body(let part):
@@ -153,8 +186,14 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         deliverPendingHead()
     }
 
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { bodyWritable() }
+        context.fireChannelWritabilityChanged()
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         perform(machine.channelInactive())
+        stopBody()
         deliverPendingHead()
         idleCheck?.cancel()
         context.fireChannelInactive()
@@ -162,16 +201,28 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     // MARK: performing actions
 
-    private func perform(_ action: HTTP1ConnectionStateMachine.Action) {
+    func perform(_ action: HTTP1ConnectionStateMachine.Action) {
         switch action {
-        case .none, .sendRequest, .refuse:
+        case .none, .sendRequest, .refuse, .sendHeadAndBody, .sendHeadAwaitingContinue:
             break
+        case .startBody:
+            // Never from inside the response decoder (`100 Continue` arrives there): a
+            // ByteToMessageHandler keeps every write made while it decodes until it is done, so a
+            // body pumped from there would pile up in memory. The next loop tick is outside it.
+            guard let eventLoop = context?.eventLoop else { return }
+            let handler = NIOLoopBound(self, eventLoop: eventLoop)
+            eventLoop.execute { handler.value.startBody() }
+        case .withholdBodyAndSucceedHead(let head):
+            stopBody()
+            pendingHead = head
+            deliverPendingHead()
         case .read:
             if let context { readBody(context: context) }
         case .succeedHead(let head):
             pendingHead = head
             deliverPendingHead()
         case .failHead(let error):
+            stopBody()
             pendingHead = nil
             headPromise?.fail(error)
             headPromise = nil
@@ -204,7 +255,8 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
             stopIdleCheck()
             if machine.isIdle { context?.read() }  // notice the server closing the idle connection
         }
-        promise.succeed(ReceivedHead(head: head, completeBody: completeBody, trailingGarbage: machine.trailingGarbage))
+        promise.succeed(ReceivedHead(head: head, completeBody: completeBody, trailingGarbage: machine.trailingGarbage,
+                                     requestBodyWithheld: machine.requestBody == .withheld))
     }
 
     /// Writes parts to the sink; false when the sink failed (the body is then failed).
@@ -250,8 +302,9 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         close()
     }
 
-    private func close() {
+    func close() {
         stopIdleCheck()
+        stopBody()
         context?.close(promise: nil)
     }
 

@@ -155,7 +155,8 @@ final class HTTPConnection: Sendable {
         limits.maxHeaderListSize = maxHeaderBytes
         limits.maxHeaderFieldSize = maxHeaderBytes
         return ByteToMessageHandler(HTTPResponseDecoder(
-            leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .drop, limitConfiguration: limits))
+            // 1xx heads reach the handler: `100 Continue` releases a body sent with `Expect`.
+            leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .forward, limitConfiguration: limits))
     }
 
     static func connectError(_ error: Error, host: String, port: Int) -> SessionError {
@@ -185,19 +186,64 @@ final class HTTPConnection: Sendable {
 
     // MARK: exchanges
 
-    /// Sends `head` (and `body`), waits for the response head. A small body that arrived with
-    /// the head comes back whole in ``ReceivedHead/completeBody``.
-    func send(_ head: HTTPRequestHead, body: [UInt8]?) async throws(SessionError) -> ReceivedHead {
+    /// Sends `head` and `body`, waits for the final response head. A small body that arrived
+    /// with the head comes back whole in ``ReceivedHead/completeBody``.
+    ///
+    /// The body goes out as the socket takes it; with `expectContinue` it waits for `100
+    /// Continue` at most that long, and a final answer that comes first withholds it
+    /// (``ReceivedHead/requestBodyWithheld``). A stream body is pulled here, one chunk at a time,
+    /// only once the body may start; the pull stops when the head arrives.
+    func send(_ head: HTTPRequestHead, body: OutgoingBody? = nil, expectContinue: TimeAmount? = nil,
+              progress: BodyProgress? = nil) async throws(SessionError) -> ReceivedHead {
         cancelIdleClose()
         let promise = channel.eventLoop.makePromise(of: ReceivedHead.self)
         let handler = self.handler
-        channel.eventLoop.execute { handler.value.send(head, body: body, promise: promise) }
+        channel.eventLoop.execute {
+            handler.value.send(head, body: body, expectContinue: expectContinue, progress: progress, promise: promise)
+        }
+        var pump: Task<Void, Never>?
+        if case .stream(let slot, _) = body {
+            let eventLoop = channel.eventLoop, allocator = channel.allocator
+            pump = Task { await Self.pump(slot, into: handler, on: eventLoop, allocator: allocator) }
+        }
+        defer { pump?.cancel() }
         do {
             return try await promise.futureResult.get()
         } catch let error as SessionError {
             throw error
         } catch {
             throw SessionError.connectionClosed.with("\(error)")
+        }
+    }
+
+    /// Feeds a stream body to the handler: waits until the body may start, takes the stream
+    /// (from then on it is consumed), and hands over each chunk once the socket took the last.
+    /// Ends when the stream does, when the handler stops the body, or when cancelled (then
+    /// without ending the body: a cut stream must never look complete).
+    private static func pump(_ slot: BodyStreamSlot, into handler: NIOLoopBound<HTTPClientHandler>, on eventLoop: EventLoop,
+                             allocator: ByteBufferAllocator) async {
+        let ready = eventLoop.makePromise(of: Bool.self)
+        eventLoop.execute { handler.value.streamBodyReady(ready) }
+        guard (try? await ready.futureResult.get()) == true else { return }
+        guard let stream = slot.take() else {
+            let failure = SessionError.fileIO.with("the request body stream was already consumed")
+            eventLoop.execute { handler.value.endStreamBody(failure: failure) }
+            return
+        }
+        do {
+            for try await chunk in stream {
+                guard !chunk.isEmpty else { continue }
+                let buffer = allocator.buffer(bytes: chunk)
+                let more = eventLoop.makePromise(of: Bool.self)
+                eventLoop.execute { handler.value.writeStreamChunk(buffer, promise: more) }
+                guard (try? await more.futureResult.get()) == true else { return }
+            }
+            guard !Task.isCancelled else { return }
+            eventLoop.execute { handler.value.endStreamBody(failure: nil) }
+        } catch {
+            guard !Task.isCancelled else { return }
+            let failure = SessionError.fileIO.with("cannot read the request body: \(error)")
+            eventLoop.execute { handler.value.endStreamBody(failure: failure) }
         }
     }
 

@@ -64,8 +64,13 @@ struct HTTPTarget: Sendable, Equatable {
 
     /// The HTTP/1.1 request head of `request` (already built for its hop by ``HopRequest``):
     /// origin-form target, `Host`, the session's default fields the request does not set, the
-    /// request's own fields, and `Content-Length` for a body.
-    func requestHead(for request: Request, defaultHeaders: HeaderFields, absoluteForm: Bool = false) -> HTTPRequestHead {
+    /// request's own fields, then the body's framing (`Content-Length` or
+    /// `Transfer-Encoding: chunked`) and `Expect: 100-continue` as `framing` says (nil: as the
+    /// request's in-memory body, if any, calls for, without `Expect`).
+    func requestHead(for request: Request, defaultHeaders: HeaderFields, absoluteForm: Bool = false,
+                     framing: RequestFraming? = nil) -> HTTPRequestHead {
+        let framing = framing ?? RequestFraming(method: request.method, bodyLength: request.httpBody.map { Int64($0.count) },
+                                                expect: [], threshold: nil)
         var target = request.url.path(percentEncoded: true)
         if target.isEmpty { target = "/" }
         if let query = request.url.query(percentEncoded: true) { target += "?" + query }
@@ -81,11 +86,16 @@ struct HTTPTarget: Sendable, Equatable {
             headers.add(name: field.name, value: field.value)
         }
         for field in request.headers where !Self.isManaged(field.name) {
+            // The engine writes `Expect: 100-continue` itself; an empty one only said "none".
+            if field.name.caseInsensitiveEquals("Expect"), framing.expectContinue || field.value.trimmingOWS.isEmpty { continue }
             headers.add(name: field.name, value: field.value)
         }
-        if let body = request.body {
-            headers.add(name: "Content-Length", value: String(body.count))
+        switch framing.length {
+        case .none: break
+        case .known(let length): headers.add(name: "Content-Length", value: String(length))
+        case .chunked: headers.add(name: "Transfer-Encoding", value: "chunked")
         }
+        if framing.expectContinue { headers.add(name: "Expect", value: "100-continue") }
         return HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.method.uppercased()),
                                uri: target, headers: headers)
     }

@@ -18,6 +18,11 @@ struct ProtocolRegistry: Sendable {
         handlers = custom + Self.builtIn
     }
 
+    /// True for SwgetKit's own ftp, file and data handlers (custom handlers decide for themselves).
+    static func isBuiltIn(_ handler: any ProtocolHandler) -> Bool {
+        handler is FTPProtocolHandler || handler is FileProtocolHandler || handler is DataProtocolHandler
+    }
+
     /// The handler that loads `request`.
     func handler(for request: Request) -> (any ProtocolHandler)? {
         handlers.first { $0.canHandle(request) }
@@ -32,6 +37,15 @@ struct ProtocolRegistry: Sendable {
                 .at(task.originalRequest.url)
         }
         if handler is HTTPProtocolHandler { return ExchangeRunner(task: task, startingAt: url) }
+        let request = task.originalRequest
+        let method = request.method.uppercased()
+        if Self.isBuiltIn(handler), request.body != nil || (method != "GET" && method != "HEAD") {
+            // ftp, file and data fetch only: a body or another method would be silently dropped.
+            let scheme = DisplayText.sanitize(request.url.scheme ?? "")
+            let what = request.body != nil ? "a request body" : "the method \(DisplayText.sanitize(request.method))"
+            throw SessionError.unsupportedURL.with("\(scheme): URLs cannot send \(what); uploads go to http:// and https:// URLs")
+                .at(request.url)
+        }
         return HandlerLoader(task: task, handler: handler, startingAt: url)
     }
 }

@@ -13,8 +13,8 @@ enum CallbackContext {
 /// only queues them and never waits for a slow delegate, except before a decision (``drained()``)
 /// so that a decision never overtakes an earlier event.
 ///
-/// Progress events are coalesced while queued (one `wroteData` with the summed byte count), so a
-/// slow delegate never makes the queue grow with the transfer.
+/// Progress events are coalesced while queued (one `wroteData` or `sentBodyData` with the
+/// summed byte count), so a slow delegate never makes the queue grow with the transfer.
 final class EventDelivery: Sendable {
     private struct State {
         var queue: [TaskEvent] = []
@@ -41,6 +41,12 @@ final class EventDelivery: Sendable {
                case .wroteData(let queuedBytes, _, _) = state.queue[state.queue.count - 1] {
                 state.queue[state.queue.count - 1] = .wroteData(bytesWritten: queuedBytes + bytes, totalBytesWritten: total,
                                                                 totalBytesExpectedToWrite: expected)
+                return false
+            }
+            if case .sentBodyData(let bytes, let total, let expected) = event, !state.isEmpty,
+               case .sentBodyData(let queuedBytes, _, _) = state.queue[state.queue.count - 1] {
+                state.queue[state.queue.count - 1] = .sentBodyData(bytesSent: queuedBytes + bytes, totalBytesSent: total,
+                                                                   totalBytesExpectedToSend: expected)
                 return false
             }
             state.queue.append(event)

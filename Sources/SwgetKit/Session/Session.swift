@@ -111,7 +111,7 @@ public final class Session: Sendable {
     }
 
     /// Runs `task` to its end, cancelling it when the calling Swift task is cancelled.
-    private static func await(_ task: SessionTask) async throws(SessionError) {
+    static func await(_ task: SessionTask) async throws(SessionError) {
         let error = await withTaskCancellationHandler {
             await task.outcome()
         } onCancel: {
@@ -120,7 +120,7 @@ public final class Session: Sendable {
         if let error { throw error }
     }
 
-    private func register<T: SessionTask>(_ make: (Int) -> T) -> T {
+    func register<T: SessionTask>(_ make: (Int) -> T) -> T {
         let (task, invalidated) = state.withLockedValue { state -> (T, Bool) in
             let task = make(state.nextTaskID)
             state.nextTaskID += 1

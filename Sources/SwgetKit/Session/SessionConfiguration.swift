@@ -71,8 +71,20 @@ public struct SessionConfiguration: Sendable {
     public var segmentsPerDownload = 1
     /// The smallest segment a download is split into (and the least worth stealing).
     public var minimumSegmentBytes: Int64 = 1 << 20
-    /// How failed GET/HEAD transfers are retried (download tasks resume from the bytes they
-    /// hold). No retries by default; background sessions retry 20 times.
+    /// Request bodies of this many bytes and more, and bodies of unknown length, are sent with
+    /// `Expect: 100-continue` (RFC 9110 §10.1.1): the body waits for the server's `100
+    /// Continue`, or ``expectContinueTimeout``, and is not sent at all when a final answer
+    /// (a 401, 407, 417, any other status of 300 and up) comes first. 1 MiB by default, as
+    /// curl; nil never sends `Expect`.
+    public var expectContinueThreshold: Int64? = 1 << 20
+    /// How long a body sent with `Expect: 100-continue` waits for `100 Continue` before it is
+    /// sent anyway (servers that ignore the expectation): 1 s, as curl.
+    public var expectContinueTimeout: Duration = .seconds(1)
+    /// How failed transfers are retried (download tasks resume from the bytes they hold). Only
+    /// requests with an idempotent method (RFC 9110 §9.2.2) whose body can be sent again are
+    /// retried after their request was sent; others (a POST, a body from standard input) only
+    /// when they failed before connecting (``TaskAttempts``). No retries by default; background
+    /// sessions retry 20 times.
     public var retryPolicy: RetryPolicy
 
     /// Where cookies are kept and looked up for every hop (RFC 6265bis); nil handles no cookies

@@ -59,6 +59,15 @@ public protocol SessionDelegate: Sendable {
     /// `.refuse` to take `response` as the final answer. Default: follow.
     func task(_ task: SessionTask, willPerformRedirection response: Response, newRequest: Request) async -> RedirectDecision
 
+    /// The request body must be sent again (a 307/308 redirect, an authentication challenge, a
+    /// retry), and it came from a ``BodyStream`` that cannot make a new stream (standard input):
+    /// return a stream yielding the same bytes from the start, or nil to fail the task with
+    /// ``SessionError/bodyNotReplayable`` (NSURLSession's `needNewBodyStream`). `request` is the
+    /// request about to be sent. Never asked for data, files, forms or replayable streams
+    /// (those are opened again), nor for a body that was withheld after `Expect: 100-continue`
+    /// (it was never read). Default: nil.
+    func task(_ task: SessionTask, needNewBodyStreamFor request: Request) async -> AsyncThrowingStream<[UInt8], any Error>?
+
     /// The final response head arrived. Return `.cancel` to stop the task (it completes with
     /// ``SessionError/cancelled``). Default: allow.
     func task(_ task: SessionTask, didReceive response: Response) async -> ResponseDisposition
@@ -122,6 +131,10 @@ extension SessionDelegate {
     }
     /// Default: `.allow`.
     public func task(_ task: SessionTask, didReceive response: Response) async -> ResponseDisposition { .allow }
+    /// Default: nil (a body that cannot be replayed fails the task).
+    public func task(_ task: SessionTask, needNewBodyStreamFor request: Request) async -> AsyncThrowingStream<[UInt8], any Error>? {
+        nil
+    }
     /// Default: false (the gzip payload is stored as sent).
     public func downloadTask(_ task: DownloadTask, shouldDecodePayloadOfMIMEType mimeType: String?) async -> Bool { false }
 }

@@ -54,7 +54,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
         case unsupportedURL, unresolvableHost, connectFailed, connectionClosed, timedOut, readTimedOut, resourceTimedOut
         case tlsUntrusted, tlsHandshake, badResponse, headersTooLarge, tooManyRedirects, redirectLoop
         case badRedirect, fileIO, cancelled, sessionInvalidated, decodingFailed, tooLarge, httpStatus
-        case authenticationFailed, proxyAuthenticationRequired, misuse, cannotContinue, ftpStatus
+        case authenticationFailed, proxyAuthenticationRequired, misuse, cannotContinue, ftpStatus, bodyNotReplayable
     }
 
     let code: Code
@@ -84,7 +84,7 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
         case .unresolvableHost, .connectFailed, .connectionClosed, .timedOut, .readTimedOut, .resourceTimedOut: .network
         case .tlsUntrusted, .tlsHandshake: .tls
         case .badResponse, .headersTooLarge, .tooManyRedirects, .redirectLoop, .badRedirect, .decodingFailed: .protocol
-        case .tooLarge, .cannotContinue: .generic
+        case .tooLarge, .cannotContinue, .bodyNotReplayable: .generic
         case .fileIO: .fileIO
         case .cancelled: .cancelled
         case .httpStatus, .ftpStatus: .httpStatus
@@ -148,6 +148,10 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
     /// A file continued in place (wget's `-c` on an existing file) cannot be continued from
     /// the answer the server gave; the file is left as it was.
     public static let cannotContinue = SessionError(.cannotContinue, "cannot continue the file")
+    /// The request body must be sent again (a 307/308 redirect, an authentication challenge, a
+    /// retry) but cannot be: it came from a single-use stream such as standard input, and the
+    /// delegate's ``SessionDelegate/task(_:needNewBodyStreamFor:)`` gave no new one.
+    public static let bodyNotReplayable = SessionError(.bodyNotReplayable, "the request body cannot be sent again")
     /// The task was cancelled.
     public static let cancelled = SessionError(.cancelled, "cancelled")
     /// The API was used in a way that cannot work (awaiting a task's completion inside its own

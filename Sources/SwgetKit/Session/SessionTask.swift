@@ -35,6 +35,8 @@ public class SessionTask: @unchecked Sendable {
         var response: Response?
         var bytesReceived: Int64 = 0
         var bytesExpected: Int64?
+        var bytesSent: Int64 = 0
+        var bytesExpectedToSend: Int64?
         var attempt = 1
         /// Why authentication ended in a refusal, when it did (the final answer is then a 401/407).
         var authenticationFailure: AuthenticationFailure?
@@ -81,6 +83,12 @@ public class SessionTask: @unchecked Sendable {
     public var countOfBytesReceived: Int64 { status.withLockedValue { $0.bytesReceived } }
     /// The announced body length of the current response, when known.
     public var countOfBytesExpectedToReceive: Int64? { status.withLockedValue { $0.bytesExpected } }
+    /// Request body bytes the socket took for the request under way (NSURLSessionTask's
+    /// `countOfBytesSent`); a body sent again counts from zero.
+    public var countOfBytesSent: Int64 { status.withLockedValue { $0.bytesSent } }
+    /// The length of the request body under way, when known; nil without a body or for a
+    /// stream of unknown length (NSURLSessionTask's `countOfBytesExpectedToSend`).
+    public var countOfBytesExpectedToSend: Int64? { status.withLockedValue { $0.bytesExpectedToSend } }
     /// The attempt under way: 1, then one more for each retry.
     public var attempt: Int { status.withLockedValue { $0.attempt } }
     /// Timings and counts of the transfer so far; final once the task completed (read it after
@@ -249,7 +257,7 @@ public class SessionTask: @unchecked Sendable {
 /// ``Session/data(for:)``: the counterpart of NSURLSessionDataTask. Content codings are undone as
 /// the configuration says; the pieces are the decoded body. An error status (4xx, 5xx) is a
 /// response like any other: the task succeeds with it, as in NSURLSession.
-public final class DataTask: SessionTask, @unchecked Sendable {
+public class DataTask: SessionTask, @unchecked Sendable {
     let collects: Bool
     let collected = NIOLockedValueBox<[UInt8]>([])
 

@@ -18,8 +18,13 @@ enum LoadOutcome: Sendable {
 /// backoff with jitter, `Retry-After` honoured) and restarts after stored bytes turned out
 /// useless. ``TaskRunner`` performs the actions; TaskAttemptsTests tables them.
 ///
-/// Only requests that may be sent again without asking anyone are retried: idempotent methods
-/// (RFC 9110 §9.2.2) whose body, if any, can be sent again.
+/// Only requests that may be sent again without asking anyone are retried once they were sent:
+/// idempotent methods (RFC 9110 §9.2.2: GET, HEAD, OPTIONS, TRACE, PUT, DELETE) whose body, if
+/// any, can be sent again (not a single-use stream such as standard input). Any other request
+/// (a POST, a PATCH, an upload from standard input) is retried only after a failure that proves
+/// the server saw nothing of it — the connection could not be made — because the server may
+/// have acted on a request whose answer was lost (RFC 9110 §9.2.2, curl and browsers alike).
+/// A busy answer (408, 429, 5xx) to such a request is its final answer.
 struct TaskAttempts: Sendable {
     enum Action: Equatable, Sendable {
         /// Load (again: after a restart).
@@ -31,7 +36,7 @@ struct TaskAttempts: Sendable {
     }
 
     let policy: RetryPolicy
-    /// The method is idempotent and the body can be replayed.
+    /// The method is idempotent and the body can be replayed: any transient failure is retried.
     let retryable: Bool
     /// The attempt under way, from 1.
     private(set) var attempt = 1
@@ -40,8 +45,13 @@ struct TaskAttempts: Sendable {
 
     init(policy: RetryPolicy, request: Request) {
         self.policy = policy
-        let idempotent = ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"].contains(request.method.uppercased())
-        retryable = idempotent
+        retryable = Self.isIdempotent(request.method) && request.body?.isReplayable != false
+    }
+
+    /// GET, HEAD, OPTIONS, TRACE, PUT and DELETE (RFC 9110 §9.2.2): sending one twice has the
+    /// effect of sending it once.
+    static func isIdempotent(_ method: String) -> Bool {
+        ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"].contains(method.uppercased())
     }
 
     /// True when a transient failure of the current attempt would be retried.
@@ -61,13 +71,19 @@ struct TaskAttempts: Sendable {
             restarts += 1
             return .load
         case .failed(let error, let retryAfter):
-            guard retryable, Self.isTransient(error),
+            guard retryable || Self.failedBeforeSending(error), Self.isTransient(error),
                   let delay = policy.delay(afterAttempt: attempt, retryAfter: retryAfter, now: now, random: random) else {
                 return .fail(error)
             }
             attempt += 1
             return .retry(after: delay, because: error, attempt: attempt)
         }
+    }
+
+    /// The request never left: no connection could be made (refused, unreachable, connect
+    /// timeout). Retrying it cannot repeat anything the server did.
+    static func failedBeforeSending(_ error: SessionError) -> Bool {
+        error == SessionError.connectFailed || error == SessionError.timedOut
     }
 
     /// Worth another attempt: the network failed or stalled, or the server said it is busy.

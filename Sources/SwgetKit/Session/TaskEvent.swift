@@ -11,6 +11,10 @@ import Foundation
 /// ``SessionDelegate/task(_:didEmit:)`` for every task of a session.
 ///
 /// ## Order for one task
+/// 0. `sentBodyData` — while a request body goes out (the first chunk at once, then at most
+///    about ten a second, plus one with the final total), for every request that carries one:
+///    again after each redirect that keeps the body (307/308), each challenge answered and each
+///    retry, counting from zero.
 /// 1. `redirected` — once per redirect followed.
 /// 2. `response` — once per final response (again after a retry or a restart).
 /// 3. The body:
@@ -26,6 +30,12 @@ import Foundation
 /// `warning` and `debug` may come at any point before `completed`; `tlsEstablished` before the `redirected`
 /// or `response` of a hop sent on a new https connection.
 public enum TaskEvent: Sendable {
+    /// Request body bytes went out (handed to the connection as it could take them, within
+    /// about one chunk of what the socket took): `bytesSent` since the previous event,
+    /// `totalBytesSent` of this request so far, and the body's length when known
+    /// (NSURLSession's `didSendBodyData`). A body withheld after `Expect: 100-continue` sends
+    /// none; a body sent again (a 307/308 redirect, a challenge, a retry) counts from zero.
+    case sentBodyData(bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64?)
     /// A redirect was followed: `response` answered the previous hop, `request` is the next.
     case redirected(Response, to: Request)
     /// A new https connection completed its TLS handshake: what it negotiated and the server's

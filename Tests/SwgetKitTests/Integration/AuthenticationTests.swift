@@ -77,7 +77,7 @@ struct AuthenticationTests {
             request.credential = Credential(user: "alice", password: "secret", persistence: .forSession)
             if c.post {
                 request.method = "POST"
-                request.body = Array("name=value&other=ü".utf8)
+                request.body = .data(Array("name=value&other=ü".utf8))
             }
             let (data, response) = try await Session(configuration: isolatedConfiguration()).data(for: request)
             #expect(response.statusCode == 200, "\(server.requests.map { $0.header("Authorization") ?? "-" })")

@@ -94,6 +94,10 @@ struct HTTP1ConnectionStateMachineTests {
         case .failBody(let error): "failBody(\(label(error)))"
         case .refuse(let error): "refuse(\(label(error)))"
         case .close: "close"
+        case .sendHeadAndBody: "sendHeadAndBody"
+        case .sendHeadAwaitingContinue: "sendHeadAwaitingContinue"
+        case .startBody: "startBody"
+        case .withholdBodyAndSucceedHead: "withholdBodyAndSucceedHead"
         }
     }
 

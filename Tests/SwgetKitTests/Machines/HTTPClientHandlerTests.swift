@@ -170,6 +170,17 @@ struct HTTPClientHandlerTests {
         #expect(error == .connectionClosed)
     }
 
+    @Test("a connection that failed while idle and left the pipeline gives its own reason to a later request")
+    func sendAfterFailureWhileIdle() throws {
+        let error = try H.scenario { h -> SessionError? in
+            h.channel.pipeline.fireErrorCaught(SessionError.tlsHandshake.with("TLS handshake failed: no TLS version in common"))
+            _ = try h.channel.pipeline.syncOperations.removeHandler(h.handler).wait()
+            return h.send().error
+        }
+        #expect(error == .tlsHandshake)
+        #expect(error?.message == "TLS handshake failed: no TLS version in common")
+    }
+
     // MARK: - sinks
 
     @Test("a data sink over its high watermark stops reads until acknowledged")

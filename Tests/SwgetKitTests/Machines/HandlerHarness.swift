@@ -43,8 +43,10 @@ final class HandlerHarness {
     let stream: AsyncStream<BodyEvent>
     let continuation: AsyncStream<BodyEvent>.Continuation
 
+    /// `forwardInformational`: the decoder hands 1xx heads on (as the real pipeline does, for
+    /// `100 Continue`) instead of dropping them.
     init(idleTimeout: TimeAmount = .seconds(10), decoder: Bool = false, rateLimiter: RateLimiter? = nil,
-         maxHeaderBytes: Int? = nil) throws {
+         maxHeaderBytes: Int? = nil, forwardInformational: Bool = false) throws {
         channel = EmbeddedChannel(loop: loop)
         handler = HTTPClientHandler(idleTimeout: idleTimeout, trustFailure: TrustFailureBox(), rateLimiter: rateLimiter, now: loop.now)
         (stream, continuation) = AsyncStream.makeStream(of: BodyEvent.self)
@@ -57,7 +59,8 @@ final class HandlerHarness {
                 limits.maxHeaderFieldSize = maxHeaderBytes
             }
             try pipeline.addHandler(ByteToMessageHandler(HTTPResponseDecoder(
-                leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .drop, limitConfiguration: limits)))
+                leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: forwardInformational ? .forward : .drop,
+                limitConfiguration: limits)))
         }
         try pipeline.addHandler(handler)
         channel.connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: 80), promise: nil)
@@ -65,9 +68,10 @@ final class HandlerHarness {
 
     /// Runs `body` on a fresh harness, then closes the channel and ends the event stream.
     static func scenario<R>(idleTimeout: TimeAmount = .seconds(10), decoder: Bool = false, rateLimiter: RateLimiter? = nil,
-                            maxHeaderBytes: Int? = nil, _ body: (HandlerHarness) throws -> R) throws -> R {
+                            maxHeaderBytes: Int? = nil, forwardInformational: Bool = false,
+                            _ body: (HandlerHarness) throws -> R) throws -> R {
         let harness = try HandlerHarness(idleTimeout: idleTimeout, decoder: decoder, rateLimiter: rateLimiter,
-                                         maxHeaderBytes: maxHeaderBytes)
+                                         maxHeaderBytes: maxHeaderBytes, forwardInformational: forwardInformational)
         defer {
             _ = try? harness.channel.finish(acceptAlreadyClosed: true)
             harness.continuation.finish()

@@ -18,7 +18,7 @@ struct HopRequestTests {
                          extra: [(String, String)] = []) -> Request {
         var headers = HeaderFields(secrets + [("Accept", "*/*"), ("X-Custom", "1")] + extra)
         if body != nil { headers.add("Content-Type", "application/json") }
-        return Request(url: URL(string: url)!, method: method, headers: headers, body: body)
+        return Request(url: URL(string: url)!, method: method, headers: headers, body: body.map { .data($0) })
     }
 
     static func hasSecrets(_ request: Request) -> [Bool] {
@@ -169,6 +169,11 @@ struct HopRequestTests {
         BodyCase(method: "POST", status: 307, method2: "POST", keepsBody: true),
         BodyCase(method: "PUT", status: 308, method2: "PUT", keepsBody: true),
         BodyCase(method: "PUT", status: 301, method2: "PUT", keepsBody: true),
+        BodyCase(method: "PUT", status: 302, method2: "PUT", keepsBody: true),
+        BodyCase(method: "PATCH", status: 302, method2: "PATCH", keepsBody: true),
+        BodyCase(method: "PATCH", status: 303, method2: "GET", keepsBody: false),
+        BodyCase(method: "DELETE", status: 307, method2: "DELETE", keepsBody: true),
+        BodyCase(method: "POST", status: 308, method2: "POST", keepsBody: true),
     ]
 
     @Test(arguments: bodies)
@@ -177,10 +182,33 @@ struct HopRequestTests {
         original.headers.add("Content-Encoding", "gzip")
         let request = HopRequest.make(original: original, target: try Self.redirect(original, c.status, to: "/next"))
         #expect(request.method == c.method2)
-        #expect(request.body == (c.keepsBody ? Array("{}".utf8) : nil))
+        #expect(request.httpBody == (c.keepsBody ? Array("{}".utf8) : nil))
         #expect(request.headers.contains("Content-Type") == c.keepsBody)
         #expect(request.headers.contains("Content-Encoding") == c.keepsBody)
         #expect(Self.hasSecrets(request) == [true, true, false])
+    }
+
+    @Test("a form sets its Content-Type with the boundary unless the request has one; a 303 drops both")
+    func formContentType() throws {
+        let form = try MultipartFormData(parts: [.value(name: "a", "1")], boundary: "XyZ")
+        var original = Request(url: try #require(URL(string: Self.originURL)), method: "POST", body: .multipart(form))
+        let first = HopRequest.make(original: original, target: HopTarget(original))
+        #expect(first.headers.values(for: "Content-Type") == ["multipart/form-data; boundary=XyZ"])
+        let after303 = HopRequest.make(original: original, target: try Self.redirect(original, 303, to: "/next"))
+        #expect(!after303.headers.contains("Content-Type") && after303.body == nil)
+        let after307 = HopRequest.make(original: original, target: try Self.redirect(original, 307, to: "/next"))
+        #expect(after307.headers.values(for: "Content-Type") == ["multipart/form-data; boundary=XyZ"])
+        original.headers.set("Content-Type", "multipart/related; boundary=XyZ")
+        let own = HopRequest.make(original: original, target: HopTarget(original))
+        #expect(own.headers.values(for: "Content-Type") == ["multipart/related; boundary=XyZ"])
+    }
+
+    @Test("after a 417 the request goes without Expect, the caller's own included")
+    func withoutExpectation() throws {
+        let original = Self.original(method: "PUT", body: [1], extra: [("Expect", "100-continue")])
+        #expect(HopRequest.make(original: original, target: HopTarget(original)).headers.contains("Expect"))
+        let refused = HopRequest.make(original: original, target: HopTarget(original), context: HopContext(withoutExpectation: true))
+        #expect(!refused.headers.contains("Expect"))
     }
 
     // MARK: - what a redirect delegate changed
