@@ -408,7 +408,7 @@ struct PromptTerminal {
         let tmux = try #require(SwgetProcess.findExecutable("tmux"), "tmux is needed (scripts/install-deps --test)")
         let terminal = PromptTerminal(tmux: tmux, directory: try makeTemporaryDirectory(prefix: "swget-tmux"))
         let quoted = ([SwgetProcess.binaryPath] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-        let command = "cd '\(directory)' || exit 1; timeout --foreground 60 \(quoted.joined(separator: " ")); echo EXIT=$?; exec sleep 60"
+        let command = "cd '\(directory)' || exit 1; timeout --foreground 300 \(quoted.joined(separator: " ")); echo EXIT=$?; exec sleep 300"
         do {
             try await terminal.run(["new-session", "-d", "-x", "120", "-y", "20", "-s", "t", command])
         } catch {

@@ -39,8 +39,8 @@ struct PassphrasePromptTests {
         }
         let arguments = ["--cert", pki.path("client.pem"), "--key", pki.path("client-encrypted.key"), "--cacert", pki.path("ca.pem"),
                          "-q", "-O", "who.txt", nginx.httpsURL + "/whoami"]
-        let command = "cd \(Self.quoted(work)) || exit 1; timeout --foreground 60 \(Self.quoted(SwgetProcess.binaryPath)) "
-            + arguments.map(Self.quoted).joined(separator: " ") + "; echo EXIT=$?; exec sleep 60"
+        let command = "cd \(Self.quoted(work)) || exit 1; timeout --foreground 300 \(Self.quoted(SwgetProcess.binaryPath)) "
+            + arguments.map(Self.quoted).joined(separator: " ") + "; echo EXIT=$?; exec sleep 300"
         _ = try await run(["new-session", "-d", "-x", "200", "-y", "20", "-s", "t", command])
         do {
             let prompt = try await waitFor("Enter the passphrase for '")

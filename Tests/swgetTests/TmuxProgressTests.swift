@@ -466,8 +466,8 @@ private struct TmuxSession {
 
     /// The same with any arguments (options and URLs).
     static func swgetCommand(arguments: [String], in directory: String, locale: [String]) -> String {
-        "cd \(quoted(directory)) || exit 1; env \(locale.joined(separator: " ")) timeout --foreground 60 "
-            + "\(quoted(SwgetProcess.binaryPath)) \(arguments.map(quoted).joined(separator: " ")); echo EXIT=$?; exec sleep 60"
+        "cd \(quoted(directory)) || exit 1; env \(locale.joined(separator: " ")) timeout --foreground 300 "
+            + "\(quoted(SwgetProcess.binaryPath)) \(arguments.map(quoted).joined(separator: " ")); echo EXIT=$?; exec sleep 300"
     }
 
     /// `'name' saved [390.6 KiB] in 3.4s (116.9 KiB/s)`
