@@ -164,13 +164,7 @@ struct HTTP1ConnectionStateMachineTests {
 
     // MARK: - every state × every event
 
-    struct Transition: CustomTestStringConvertible, Sendable {
-        let start: Start
-        let event: Event
-        let action: String
-        let after: String
-        var testDescription: String { "\(start.rawValue) + \(event) → \(action), \(after)" }
-    }
+    typealias Transition = MachineTransition<Start, Event>
 
     static func t(_ start: Start, _ event: Event, _ action: String, _ after: String) -> Transition {
         Transition(start: start, event: event, action: action, after: after)
