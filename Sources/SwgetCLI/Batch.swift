@@ -92,15 +92,7 @@ struct Batch: Sendable {
                     start = Pacing.start(after: lastStart, now: now, wait: pacing.next(), parallel: parallel)
                 }
                 lastStart = start
-                group.addTask {
-                    guard await waitUntil(start) else { return Outcome(status: .success, notStarted: true) }
-                    var outcome = await spider ? check(job) : download(job)
-                    if let finished {
-                        outcome.status = await finished(Finished(index: index, job: job, task: outcome.task,
-                                                                 status: outcome.status, message: outcome.message))
-                    }
-                    return outcome
-                }
+                group.addTask { await runJob(job, index: index, startingAt: start) }
                 return true
             }
             for _ in 0..<max(1, parallel) where !startNext() { break }
@@ -119,6 +111,20 @@ struct Batch: Sendable {
             }
         }
         return tally
+    }
+
+    /// One job, from its start time to its reported outcome. A function of its own rather than
+    /// the task group's closure: Swift 6.3.1's optimizer (release builds) returned a corrupt
+    /// `status` from a closure that mutated its `var outcome` across the `await` of `finished`,
+    /// so every successful download exited with a random code (bench/run caught it).
+    private func runJob(_ job: Job, index: Int, startingAt start: ContinuousClock.Instant) async -> Outcome {
+        guard await waitUntil(start) else { return Outcome(status: .success, notStarted: true) }
+        let outcome = await spider ? check(job) : download(job)
+        guard let finished else { return outcome }
+        var reported = outcome
+        reported.status = await finished(Finished(index: index, job: job, task: outcome.task,
+                                                  status: outcome.status, message: outcome.message))
+        return reported
     }
 
     /// Sleeps until `instant`, waking early when the run is interrupted; false then.
