@@ -17,6 +17,8 @@ let package = Package(
         // Digest authentication needs SHA-512/256 (CryptoExtras, 4.x); checksums and pins use SHA-256.
         .package(url: "https://github.com/apple/swift-crypto.git", "4.5.2"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        // Counts allocations for the allocation gate (Tests/AllocationProbe); never in the binary.
+        .package(url: "https://github.com/ordo-one/malloc-interposer.git", from: "1.6.1"),
     ],
     targets: [
         .target(
@@ -59,6 +61,13 @@ let package = Package(
         // SwgetKit used exactly as the README shows; built and run against the test server by
         // Tests/swgetTests/ExampleProgramTests.swift, so the documentation cannot rot.
         .executableTarget(name: "SwgetKitExample", dependencies: ["SwgetKit"], path: "Examples/SwgetKitExample"),
+        // The swget command with its allocations counted, for the allocation gate
+        // (Tests/swgetTests/AllocationGateTests.swift); run with the interposer preloaded.
+        .executableTarget(
+            name: "SwgetAllocationProbe",
+            dependencies: ["SwgetCLI", .product(name: "MallocInterposerSwift", package: "malloc-interposer")],
+            path: "Tests/AllocationProbe"
+        ),
         // Docs tooling: renders man/swget.1 from the option declarations (never in the binary).
         .target(name: "SwgetDocs", path: "Sources/SwgetDocs"),
         // The scriptable in-process HTTP(S) server that tests use to misbehave on purpose.
@@ -84,7 +93,7 @@ let package = Package(
         .testTarget(
             name: "swgetTests",
             // Depends on the executable so that building the tests builds the binary they run.
-            dependencies: ["swget", "SwgetKitExample", "SwgetCLI", "SwgetKit", "SwgetDocs", "SwgetTestSupport"]
+            dependencies: ["swget", "SwgetKitExample", "SwgetAllocationProbe", "SwgetCLI", "SwgetKit", "SwgetDocs", "SwgetTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]
