@@ -240,8 +240,17 @@ struct SwgetCommand: AsyncParsableCommand {
         }
         configuration.netrc = try? auth.netrc(warn: { _ in })
         configuration.proxy = try? proxies.configuration(environment: ProxyOptions.processEnvironment)
-        let requests = remote.map { ($0, makeRequest($0, credential: credential)) }
-        return await RemoteLists.fetch(requests, configuration: configuration)
+        var refused: [String: Result<String, RemoteLists.Failure>] = [:]
+        var requests: [(argument: String, request: Request?)] = []
+        for list in remote {
+            let request = makeRequest(list, credential: credential)
+            if tls.httpsOnly, let request, request.url.scheme?.lowercased() != "https" {
+                refused[list] = .failure(RemoteLists.Failure(message: Reporter.httpsOnlyRefusal, status: .generic))
+            } else {
+                requests.append((list, request))
+            }
+        }
+        return await RemoteLists.fetch(requests, configuration: configuration).merging(refused) { fetched, _ in fetched }
     }
 
     /// The body and method options made into the requests' body, before anything connects: a

@@ -52,6 +52,12 @@ struct InputListCommandTests {
         #expect(Self.files(dir) == ["ok.txt"])
         let unreachable = try await SwgetProcess.run(["-q", "-t", "1", "-i", "http://127.0.0.1:9/list"], in: dir)
         #expect(unreachable.status == 4, "\(unreachable.stderr)")
+        // --https-only refuses an http:// list before asking for it.
+        let requestsBefore = server.requests.count
+        let refused = try await SwgetProcess.run(["--https-only", "-i", server.baseURL + "/ok"], in: dir)
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("--https-only"), "\(refused.stderr)")
+        #expect(server.requests.count == requestsBefore)
     }
 
     @Test(arguments: ["not a url", "/relative/path", "mailto:someone@example.com", "http://"])

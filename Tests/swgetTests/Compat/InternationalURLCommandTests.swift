@@ -31,6 +31,11 @@ struct InternationalURLCommandTests {
         #expect(proxy.requests.first?.header("Host") == "xn--bcher-kva.example")
         #expect(result.stderr.contains("http://bücher.example/f.txt"), "\(result.stderr)")
         #expect(!result.stderr.contains("xn--"), "\(result.stderr)")
+        // A terminal whose locale is not UTF-8 gets the punycode, which it can show.
+        let ascii = try await SwgetProcess.run(["--proxy", proxy.baseURL, "http://bücher.example/g.txt"], in: dir,
+                                               environment: ["LANG": "C"])
+        #expect(ascii.status == 8, "\(ascii.stderr)")
+        #expect(ascii.stderr.contains("http://xn--bcher-kva.example/g.txt"), "\(ascii.stderr)")
         let unresolved = try await SwgetProcess.run(["-t", "1", "--spider", "http://bücher.invalid:9/"], in: dir)
         #expect(unresolved.status == 4, "\(unresolved.stderr)")
         #expect(unresolved.stderr.contains("unable to resolve host address 'bücher.invalid'"), "\(unresolved.stderr)")
