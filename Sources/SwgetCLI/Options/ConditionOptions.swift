@@ -41,9 +41,6 @@ extension ConditionOptions {
         }
     }
 
-    /// Whether any condition or tag file is asked for (they take one URL).
-    var isActive: Bool { timeCond != nil || etagSave != nil || etagCompare != nil }
-
     /// The condition of every request, from `--time-cond` and the tag read from
     /// `--etag-compare`'s file (see ``storedEntityTag()``).
     func cachePolicy(entityTag: String?) -> CachePolicy? {
