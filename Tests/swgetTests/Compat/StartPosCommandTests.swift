@@ -46,6 +46,7 @@ struct StartPosCommandTests {
         #expect(result.status == 7, "\(result.stderr)")
         #expect(result.stderr.contains("ignored the range from byte 4"), "\(result.stderr)")
         #expect(Self.files(dir).isEmpty)
+        #expect(server.requests.count == 1, "a protocol error, not retried")
     }
 
     @Test func aWrongContentRangeSavesNothing() async throws {
