@@ -163,15 +163,18 @@ _swget() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(-nc --no-clobber --no-content-disposition --trust-server-names --content-on-error -c --continue -x --force-directories -nd --no-directories -nH --no-host-directories --protocol-directories -E --adjust-extension --html-extension -N --timestamping --no-if-modified-since --no-use-server-timestamps --remote-time --no-cache --content-disposition -q --quiet -nv --no-verbose --show-progress -S --server-response --spider --compressed --no-decompress --raw --gunzip --decode --no-check-certificate --insecure -k --tlsv1_2 --tlsv1.2 --tlsv1_3 --tlsv1.3 --no-sessionid --https-only --no-hsts --ask-password --no-netrc --auth-no-challenge --no-cookies --keep-session-cookies --no-proxy -4 --inet4-only --ipv4 -6 --inet6-only --ipv6 --retry-connrefused --no-passive-ftp --ftp-pasv --disable-epsv --ftp-ssl --ssl --ssl-reqd --ftp-ssl-reqd --ftp-ssl-control --ftps-clear-data-connection --glob --no-glob -d --debug -v --verbose -s --save-headers --random-wait --no-config --version -h --help)
+    local -a non_repeating_flags=(-nc --no-clobber --no-content-disposition --trust-server-names --content-on-error -c --continue --delete-after -x --force-directories -nd --no-directories -nH --no-host-directories --protocol-directories -E --adjust-extension --html-extension -N --timestamping --no-if-modified-since --no-use-server-timestamps --remote-time --no-cache --content-disposition -q --quiet -nv --no-verbose --show-progress -S --server-response --spider --compressed --no-decompress --raw --gunzip --decode --no-check-certificate --insecure -k --tlsv1_2 --tlsv1.2 --tlsv1_3 --tlsv1.3 --no-sessionid --https-only --no-hsts --ask-password --no-netrc --auth-no-challenge --no-cookies --keep-session-cookies --no-proxy -4 --inet4-only --ipv4 -6 --inet6-only --ipv6 --retry-connrefused --no-passive-ftp --ftp-pasv --disable-epsv --ftp-ssl --ssl --ssl-reqd --ftp-ssl-reqd --ftp-ssl-control --ftps-clear-data-connection --glob --no-glob -d --debug -v --verbose -s --save-headers --random-wait --no-config --version -h --help)
     local -a repeating_options=(-i --input-file -H --header --ca-certificate --cacert --ca-directory --capath --crl-file --crlfile --load-cookies --cookie -e --execute --post-data --post-file --body-data --body-file --data --data-ascii --data-binary --data-raw --data-urlencode --json --form --form-string --upload-file)
-    local -a non_repeating_options=(-j --parallel --max-connections-per-host -O --output-document -P --directory-prefix --cut-dirs --default-page --max-time --deadline --progress -U --user-agent --max-redirect --max-redirs --pinnedpubkey --certificate --cert --certificate-type --cert-type --private-key --key --private-key-type --key-type --pass --secure-protocol --tls-max --ciphers --hsts-file --hsts -u --user --password --http-user --http-password --netrc-file --save-cookies --cookie-jar --proxy --noproxy --proxy-user --proxy-password --bind-address --interface -t --tries --waitretry --retry-wait -T --timeout --connect-timeout --read-timeout --split --max-connection-per-server --min-split-size --limit-rate --max-filesize --ftp-user --ftp-password --ftp-port --ftp-method -o --output-file -a --append-output --write-out -w --wait --config --method --request)
+    local -a non_repeating_options=(-B --base -j --parallel --max-connections-per-host -O --output-document -P --directory-prefix --start-pos --cut-dirs --default-page --restrict-file-names --max-time --deadline -z --time-cond --etag-save --etag-compare --progress -U --user-agent --max-redirect --max-redirs --pinnedpubkey --certificate --cert --certificate-type --cert-type --private-key --key --private-key-type --key-type --pass --secure-protocol --tls-max --ciphers --hsts-file --hsts -u --user --password --http-user --http-password --netrc-file --save-cookies --cookie-jar --proxy --noproxy --proxy-user --proxy-password --bind-address --interface --dns-timeout -t --tries --waitretry --retry-wait -T --timeout --connect-timeout --read-timeout --split --max-connection-per-server --min-split-size --limit-rate --max-filesize --ftp-user --ftp-password --ftp-port --ftp-method -o --output-file -a --append-output --write-out -w --wait --config --method --request)
     __swget_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '-i'|'--input-file')
         __swget_add_completions -f
+        return
+        ;;
+    '-B'|'--base')
         return
         ;;
     '-j'|'--parallel')
@@ -188,13 +191,30 @@ _swget() {
         __swget_add_completions -d
         return
         ;;
+    '--start-pos')
+        return
+        ;;
     '--cut-dirs')
         return
         ;;
     '--default-page')
         return
         ;;
+    '--restrict-file-names')
+        return
+        ;;
     '--max-time'|'--deadline')
+        return
+        ;;
+    '-z'|'--time-cond')
+        return
+        ;;
+    '--etag-save')
+        __swget_add_completions -f
+        return
+        ;;
+    '--etag-compare')
+        __swget_add_completions -f
         return
         ;;
     '--progress')
@@ -295,6 +315,9 @@ _swget() {
         return
         ;;
     '--bind-address'|'--interface')
+        return
+        ;;
+    '--dns-timeout')
         return
         ;;
     '-t'|'--tries')

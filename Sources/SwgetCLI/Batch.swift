@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import SwgetKit
 
 /// One URL to fetch, as the command line or an input file gave it.
@@ -176,7 +181,7 @@ struct Batch: Sendable {
             return Outcome(status: .success, skipped: true, task: task)
         }
         if error == nil, task.isNotModified {
-            reporter.reportNotModified(url: url)
+            reporter.reportNotModified(url: url, reason: Self.notRetrievedReason(placed.cachePolicy))
             return Outcome(status: .success, skipped: true, task: task)
         }
         guard let error else { return Outcome(status: .success, bytes: task.countOfBytesReceived, task: task) }
@@ -232,16 +237,19 @@ struct Batch: Sendable {
     }
 }
 
-/// The lines of an `-i` input file that hold URLs: one per line, surrounding blanks trimmed,
-/// blank lines and `#` comments skipped. Pure, for tests.
-enum InputList {
-    static func entries(_ text: String) -> [(line: Int, text: String)] {
-        var result: [(line: Int, text: String)] = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = Substring(raw.hasSuffix("\r") ? raw.dropLast() : raw).trimmingSpaces
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            result.append((index + 1, line))
+extension Batch {
+    /// Why a download whose condition failed was not retrieved, as the line says it.
+    static func notRetrievedReason(_ policy: CachePolicy) -> String {
+        switch policy {
+        case .reloadIfUnmodifiedSince(let date):
+            return "Server file modified after \(CookieDate.format(date))"
+        case .reloadRevalidatingCacheData(let validator) where validator.entityTag != nil && validator.lastModified == nil:
+            return "Server file unchanged (same ETag)"
+        case .reloadRevalidatingCacheData(let validator) where validator.length == nil:
+            guard let date = validator.lastModified else { return "Server file no newer than local file" }
+            return "Server file not modified since \(CookieDate.format(date))"
+        default:
+            return "Server file no newer than local file"
         }
-        return result
     }
 }

@@ -4,15 +4,18 @@ import Glibc
 #endif
 
 /// What the command does after each URL besides the reporter's lines: `-s` puts the response
-/// head in the saved file, `--write-out` prints its format. Returns the job's status, worse
-/// when the head could not be saved.
+/// head in the saved file, `--etag-save` keeps the ETag, `--write-out` prints its format,
+/// `--delete-after` removes the file. Returns the job's status, worse when the head or the tag
+/// could not be saved.
 struct JobReports: Sendable {
     let saveHeaders: Bool
     let writeOut: WriteOutFormat?
     let reporter: Reporter
+    var conditions = ConditionOptions()
+    var deletesAfter = false
 
     /// Nothing to do: no hook needed.
-    var isEmpty: Bool { !saveHeaders && writeOut == nil }
+    var isEmpty: Bool { !saveHeaders && writeOut == nil && conditions.etagSave == nil && !deletesAfter }
 
     func finished(_ job: Batch.Finished) async -> ExitStatus {
         var status = job.status
@@ -30,6 +33,16 @@ struct JobReports: Sendable {
                 }
             }
         }
+        if conditions.etagSave != nil, status == .success, let download = job.task as? DownloadTask, !download.isNotModified,
+           download.skippedExistingFile == nil, let response = download.response {
+            do throws(TagFileError) {
+                try conditions.saveEntityTag(of: response)
+            } catch {
+                status = .fileIO
+                message = "--etag-save: " + error.description
+                reporter.reportFailure(url: job.job.label, message: message ?? "", exitCode: status.rawValue)
+            }
+        }
         if let writeOut {
             let values = WriteOutValues(task: job.task, url: job.job.label, index: job.index, exitCode: status.rawValue,
                                         errorMessage: message)
@@ -40,6 +53,22 @@ struct JobReports: Sendable {
                 }
             }
         }
+        if deletesAfter, status == .success, let download = job.task as? DownloadTask, download.skippedExistingFile == nil {
+            deleteFile(of: download, label: job.job.label)
+        }
         return status
+    }
+
+    /// `--delete-after`: removes the file the download published (a regular file only: never
+    /// standard output, `/dev/null` or another special file given with -O).
+    private func deleteFile(of download: DownloadTask, label: String) {
+        guard let path = download.location?.path(percentEncoded: false) else { return }
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return }
+        if unlink(path) != 0 {
+            reporter.warn("cannot delete '\(path)' after downloading it: \(String(cString: strerror(errno)))")
+        } else {
+            reporter.reportDeleted(path)
+        }
     }
 }

@@ -76,7 +76,7 @@ final class Reporter: SessionDelegate {
         if options.indicator == .json {
             emit(.error(url: url, message: message, exitCode: exitCode))
         } else {
-            say("swget: \(DisplayText.sanitize(url)): \(DisplayText.sanitize(message))", always: true)
+            say("swget: \(shown(url)): \(DisplayText.sanitize(message))", always: true)
         }
     }
 
@@ -92,17 +92,23 @@ final class Reporter: SessionDelegate {
         say("File '\(DisplayText.sanitize(Terminal.relativePath(path)))' already there; not retrieving.", brief: true)
     }
 
-    /// `-N`: the local file is as new as the server's.
-    func reportNotModified(url: String) {
+    /// `-N`, `--time-cond`, `--etag-compare`: the condition says the server's file is not
+    /// wanted (`reason` says why, "Server file no newer than local file" for `-N`).
+    func reportNotModified(url: String, reason: String = "Server file no newer than local file") {
         block?.finish(-1, permanent: nil)
-        say("Server file no newer than local file for \(DisplayText.sanitize(URLDisplay.maskedString(url))) -- not retrieving.", brief: true)
+        say("\(reason) for \(shown(url)) -- not retrieving.", brief: true)
+    }
+
+    /// `--delete-after`: the file was removed once downloaded (wget's line).
+    func reportDeleted(_ path: String) {
+        say("Removing '\(DisplayText.sanitize(Terminal.relativePath(path)))'.", brief: true)
     }
 
     /// `--spider`: the URL answered with success.
     func reportExists(url: String, response: Response?) {
         guard let response else { return }
         let length = response.headers["Content-Length"].flatMap { Int64($0) }.map { ", \(Units.bytes($0))" } ?? ""
-        say("\(DisplayText.sanitize(URLDisplay.maskedString(url))): remote file exists (\(response.statusCode) \(DisplayText.sanitize(response.reasonPhrase))\(length))", brief: true)
+        say("\(shown(url)): remote file exists (\(response.statusCode) \(DisplayText.sanitize(response.reasonPhrase))\(length))", brief: true)
     }
 
     /// After several files: `Downloaded 9 of 10 files (1 failed): 12.3 MiB in 2.1s (5.8 MiB/s)`.
@@ -187,7 +193,7 @@ final class Reporter: SessionDelegate {
             emit(.redirect(from: URLDisplay.maskedString(response.url.absoluteString),
                            to: URLDisplay.maskedString(request.url.absoluteString), status: response.statusCode))
         } else if options.serverResponse {
-            say(headerText(response) + "Location: \(URLDisplay.forDisplay(request.url)) [following]")
+            say(headerText(response) + "Location: \(shown(request.url.absoluteString)) [following]")
         }
     }
 
@@ -229,7 +235,7 @@ final class Reporter: SessionDelegate {
             return
         }
         finishDots(task)
-        say("swget: \(DisplayText.sanitize(url)): \(DisplayText.sanitize(error.message)); retrying in \(Units.duration(seconds))")
+        say("swget: \(shown(url)): \(DisplayText.sanitize(error.message)); retrying in \(Units.duration(seconds))")
     }
 
     private func resumed(_ task: SessionTask, at fileOffset: Int64, expected expectedTotalBytes: Int64?) {
@@ -325,9 +331,15 @@ final class Reporter: SessionDelegate {
         }
     }
 
+    /// A URL for a message line: password masked, controls escaped, an internationalised host
+    /// in Unicode (in punycode where the locale is not UTF-8: the terminal could not show it).
+    func shown(_ url: String) -> String {
+        options.ascii ? DisplayText.sanitize(URLDisplay.maskedString(url)) : URLDisplay.forDisplay(url)
+    }
+
     /// The task's URL for a message line: password masked, controls escaped.
     private func urlText(_ task: SessionTask) -> String {
-        URLDisplay.forDisplay(task.originalRequest.url)
+        shown(task.originalRequest.url.absoluteString)
     }
 
     // MARK: helpers

@@ -46,6 +46,7 @@ struct SwgetCommand: AsyncParsableCommand {
     @OptionGroup(title: "Input and batches") var input: InputOptions
     @OptionGroup(title: "Where files go") var destination: DestinationOptions
     @OptionGroup(title: "Directories, names and timestamps") var layout: LayoutOptions
+    @OptionGroup(title: "Conditional downloads") var conditions: ConditionOptions
     @OptionGroup(title: "Output") var output: OutputOptions
     @OptionGroup(title: "HTTP") var http: HTTPOptions
     @OptionGroup(title: "TLS") var tls: TLSOptions
@@ -99,6 +100,9 @@ struct SwgetCommand: AsyncParsableCommand {
         if plan.body?.readsStandardInput == true && input.inputFiles.contains("-") {
             throw ValidationError("standard input cannot hold both the URL list (-i -) and the request body")
         }
+        if layout.timestamping && (conditions.timeCond != nil || conditions.etagCompare != nil) {
+            throw ValidationError("-N cannot be combined with --time-cond or --etag-compare (each sets the download's condition)")
+        }
     }
 
     func run() async throws {
@@ -115,19 +119,30 @@ struct SwgetCommand: AsyncParsableCommand {
         }
         let credential = try auth.credential()
         let body = try prepareBody()
-        let (jobs, listErrors) = collectJobs(credential: credential, body: body)
+        let condition: CachePolicy?
+        do throws(TagFileError) {
+            condition = conditions.cachePolicy(entityTag: try conditions.storedEntityTag())
+        } catch {
+            Terminal.write("swget: --etag-compare: \(error.description)\n")
+            throw ExitCode(ExitStatus.fileIO.rawValue)
+        }
+        let remoteLists = await fetchRemoteLists(credential: credential)
+        let (jobs, listErrors) = collectJobs(credential: credential, body: body, condition: condition, remoteLists: remoteLists)
         if body?.isSingleUse == true && jobs.count > 1 {
             throw ValidationError("a request body read from standard input or a pipe can be sent to one URL only")
+        }
+        if (conditions.etagSave != nil || conditions.etagCompare != nil) && jobs.count + listErrors.count > 1 {
+            throw ValidationError("--etag-save and --etag-compare take one URL (the tag file belongs to it)")
         }
         let reporter = makeReporter(files: jobs.count)
         var configuration: SessionConfiguration
         do {
-            configuration = try makeConfiguration(reporter: reporter)
+            configuration = try makeConfiguration(warn: { reporter.reportWarning($0) })
         } catch {
             Terminal.write("swget: \(DisplayText.sanitize(error.description))\n")
             throw ExitCode(ExitStatus.generic.rawValue)
         }
-        for error in listErrors { reporter.reportFailure(url: error.source, message: error.message, exitCode: ExitStatus.generic.rawValue) }
+        for error in listErrors { reporter.reportFailure(url: error.source, message: error.message, exitCode: error.status.rawValue) }
         let warn: (String) -> Void = { reporter.warn($0) }
         configuration.netrc = try auth.netrc(warn: warn)
         configuration.proxy = try proxies.configuration(environment: ProxyOptions.processEnvironment)
@@ -146,13 +161,14 @@ struct SwgetCommand: AsyncParsableCommand {
         var batch = Batch(session: session, reporter: reporter, interruption: interruption,
                           placement: layout.placement(destination.destination), spider: output.spider, expandsFTPGlobs: ftp.glob)
         batch.pacing = waits.pacing
-        let reports = JobReports(saveHeaders: logging.saveHeaders, writeOut: writeOut, reporter: reporter)
+        let reports = JobReports(saveHeaders: logging.saveHeaders, writeOut: writeOut, reporter: reporter,
+                                 conditions: conditions, deletesAfter: destination.deleteAfter)
         if !reports.isEmpty { batch.finished = { await reports.finished($0) } }
         for warning in writeOut?.warnings ?? [] { reporter.warn(warning) }
         let tally = await batch.run(jobs, parallel: input.parallel)
         session.finishTasksAndInvalidate()
         stores.save(configuration, warn: warn)
-        let worst = listErrors.isEmpty ? tally.worst : max(tally.worst, .generic)
+        let worst = listErrors.reduce(tally.worst) { max($0, $1.status) }
         let exitCode = interruption.signal.map { 128 + $0 } ?? worst.rawValue
         reporter.reportSummary(tally, files: jobs.count + listErrors.count, failedBefore: listErrors.count,
                                seconds: Terminal.now() - started, exitCode: exitCode)
@@ -163,32 +179,78 @@ struct SwgetCommand: AsyncParsableCommand {
         if worst != .success { throw ExitCode(worst.rawValue) }
     }
 
-    /// The URLs of the command line, then those of each `-i` file; unreadable files and bad
-    /// lines become error lines (with their line number) and are skipped.
-    private func collectJobs(credential: Credential?, body: PreparedBody?) -> (jobs: [Job], errors: [(source: String, message: String)]) {
-        var jobs = urls.map { Job(label: $0, request: makeRequest($0, credential: credential, body: body)) }
-        var errors: [(source: String, message: String)] = []
+    /// The URLs of the command line, then those of each `-i` list (a file, or a URL fetched
+    /// before: `remoteLists`); unreadable lists and bad lines become error lines (with their
+    /// line number) and are skipped. `--base` completes relative lines.
+    private func collectJobs(credential: Credential?, body: PreparedBody?, condition: CachePolicy?,
+                             remoteLists: [String: Result<String, RemoteLists.Failure>]) -> (jobs: [Job], errors: [ListError]) {
+        let make = { (text: String) in makeRequest(text, credential: credential, body: body, condition: condition) }
+        var jobs = urls.map { Job(label: $0, request: make($0)) }
+        var errors: [ListError] = []
+        let base = input.base.flatMap(InputList.baseURL)
         for file in input.inputFiles {
-            guard let text = TextFile.read(file) else {
-                errors.append((file, "cannot read the input file"))
+            let text: String
+            switch remoteLists[file] {
+            case .success(let fetched)?:
+                text = fetched
+            case .failure(let failure)?:
+                errors.append(ListError(source: file, message: failure.message, status: failure.status))
                 continue
-            }
-            for entry in InputList.entries(text) {
-                guard let request = makeRequest(entry.text, credential: credential, body: body) else {
-                    // Raw here: the reporter escapes the whole line once (escaping twice shows `\\x1B`).
-                    errors.append(("\(file):\(entry.line)", "invalid URL '\(entry.text)'; skipped"))
+            case nil:
+                guard let read = TextFile.read(file) else {
+                    errors.append(ListError(source: file, message: "cannot read the input file", status: .generic))
                     continue
                 }
-                jobs.append(Job(label: entry.text, request: request))
+                text = read
+            }
+            for entry in InputList.entries(text) {
+                guard let resolved = InputList.resolve(entry.text, base: base), let request = make(resolved) else {
+                    // Raw here: the reporter escapes the whole line once (escaping twice shows `\\x1B`).
+                    errors.append(ListError(source: "\(file):\(entry.line)", message: "invalid URL '\(entry.text)'; skipped", status: .generic))
+                    continue
+                }
+                jobs.append(Job(label: resolved, request: request))
             }
         }
         if tls.httpsOnly {
             // wget's --https-only: an http:// URL is refused before any request.
             let refused = jobs.filter { $0.request.map { $0.url.scheme?.lowercased() != "https" } ?? false }
-            errors += refused.map { ($0.label, Reporter.httpsOnlyRefusal) }
+            errors += refused.map { ListError(source: $0.label, message: Reporter.httpsOnlyRefusal, status: .generic) }
             jobs.removeAll { $0.request.map { $0.url.scheme?.lowercased() != "https" } ?? false }
         }
         return (jobs, errors)
+    }
+
+    /// An input list or one of its lines that gives no download.
+    struct ListError {
+        let source: String
+        let message: String
+        let status: ExitStatus
+    }
+
+    /// `-i URL`: the lists to fetch, fetched with the command's session settings (their
+    /// warnings are left to the main session, which loads the same settings again).
+    private func fetchRemoteLists(credential: Credential?) async -> [String: Result<String, RemoteLists.Failure>] {
+        let remote = input.inputFiles.filter(InputList.isRemote)
+        guard !remote.isEmpty else { return [:] }
+        guard var configuration = try? makeConfiguration(warn: { _ in }) else {
+            // The main session fails with this same error, before any download.
+            return Dictionary(remote.map { ($0, .failure(RemoteLists.Failure(message: "the TLS settings cannot be used", status: .generic))) },
+                              uniquingKeysWith: { first, _ in first })
+        }
+        configuration.netrc = try? auth.netrc(warn: { _ in })
+        configuration.proxy = try? proxies.configuration(environment: ProxyOptions.processEnvironment)
+        var refused: [String: Result<String, RemoteLists.Failure>] = [:]
+        var requests: [(argument: String, request: Request?)] = []
+        for list in remote {
+            let request = makeRequest(list, credential: credential)
+            if tls.httpsOnly, let request, request.url.scheme?.lowercased() != "https" {
+                refused[list] = .failure(RemoteLists.Failure(message: Reporter.httpsOnlyRefusal, status: .generic))
+            } else {
+                requests.append((list, request))
+            }
+        }
+        return await RemoteLists.fetch(requests, configuration: configuration).merging(refused) { fetched, _ in fetched }
     }
 
     /// The body and method options made into the requests' body, before anything connects: a
@@ -215,7 +277,8 @@ struct SwgetCommand: AsyncParsableCommand {
         return Reporter(options: options)
     }
 
-    private func makeRequest(_ argument: String, credential: Credential?, body: PreparedBody? = nil) -> Request? {
+    private func makeRequest(_ argument: String, credential: Credential?, body: PreparedBody? = nil,
+                             condition: CachePolicy? = nil) -> Request? {
         // Spaces and control characters are never part of a URL typed on a command line.
         guard !argument.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else { return nil }
         // data: URLs have no "//" (RFC 2397).
@@ -231,6 +294,7 @@ struct SwgetCommand: AsyncParsableCommand {
         if let port = request.url.port, !(1...65535).contains(port) { return nil }
         http.apply(to: &request)
         layout.apply(to: &request)
+        if let condition { request.cachePolicy = condition }
         body?.apply(to: &request)
         request.credential = credential
         return request
@@ -242,7 +306,7 @@ struct SwgetCommand: AsyncParsableCommand {
         return text[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }.contains("%")
     }
 
-    private func makeConfiguration(reporter: Reporter) throws(TLSSetupError) -> SessionConfiguration {
+    private func makeConfiguration(warn: (String) -> Void) throws(TLSSetupError) -> SessionConfiguration {
         // A background session: the state of every download lives beside its .part file, so
         // running the same command again continues it (after a crash, Ctrl-C or kill -9).
         var configuration = SessionConfiguration.background(identifier: "swget")
@@ -250,7 +314,7 @@ struct SwgetCommand: AsyncParsableCommand {
         layout.apply(to: &configuration)
         network.apply(to: &configuration)
         http.apply(to: &configuration)
-        for warning in try tls.load(into: &configuration) { reporter.reportWarning(warning) }
+        for warning in try tls.load(into: &configuration) { warn(warning) }
         auth.apply(to: &configuration)
         input.apply(to: &configuration, split: transfer.split)
         ftp.apply(to: &configuration)

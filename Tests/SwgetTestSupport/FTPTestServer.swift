@@ -140,6 +140,11 @@ public final class FTPTestServer: Sendable {
         core.state.withLock { $0.commands }
     }
 
+    /// The client addresses of every connection accepted so far, control and data, in order.
+    public var peerAddresses: [String] {
+        core.state.withLock { $0.peers }
+    }
+
     /// Control connections accepted so far.
     public var sessionCount: Int {
         core.state.withLock { $0.sessions }
@@ -180,6 +185,7 @@ extension FTPTestServer {
             var transfers = 0
             var nextChannel = 0
             var open: [Int: Channel] = [:]
+            var peers: [String] = []
             var stopped = false
         }
 
@@ -208,6 +214,7 @@ extension FTPTestServer {
                 guard !state.stopped else { return nil }
                 state.nextChannel += 1
                 state.open[state.nextChannel] = channel
+                if let peer = channel.remoteAddress?.ipAddress { state.peers.append(peer) }
                 return state.nextChannel
             }
             guard let id else { return false }

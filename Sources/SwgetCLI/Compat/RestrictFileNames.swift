@@ -10,9 +10,11 @@
 /// differences, both only ever adding escapes:
 /// - wget's documentation promises that "control characters" 0–31 and 128–159 are escaped;
 ///   swget reads 128–159 as the C1 control *characters* U+0080–U+009F (escaped whole, as their
-///   UTF-8 bytes), and treats the bidirectional controls (U+200E, U+200F, U+202A–U+202E,
-///   U+2066–U+2069) the same way, so "evil\u{202E}txt.exe" cannot pose as "evilexe.txt".
-///   `nocontrol` turns both off, as it turns off wget's 0–31.
+///   UTF-8 bytes), and treats the bidirectional controls (U+061C, U+200E, U+200F,
+///   U+202A–U+202E, U+2066–U+2069) and the invisible ones (zero-width U+200B–U+200D,
+///   U+2060–U+2064, the BOM U+FEFF) the same way, so "evil\u{202E}txt.exe" cannot pose as
+///   "evilexe.txt" and no two names differ only invisibly. `nocontrol` turns all of them off,
+///   as it turns off wget's 0–31.
 /// - bytes that are not valid UTF-8 are always escaped, so the result is a valid `String`.
 ///
 /// The case change runs last over the whole escaped element, hex digits of escapes included,
@@ -134,14 +136,15 @@ public struct FileNameRestriction: Sendable, Equatable {
         return false
     }
 
-    /// Whether a valid UTF-8 sequence encodes a C1 control or a bidirectional control.
+    /// Whether a valid UTF-8 sequence encodes a C1 control, a bidirectional control or an
+    /// invisible format character.
     static func isControl(_ sequence: ArraySlice<UInt8>) -> Bool {
         var scalar: UInt32 = 0
         for (offset, byte) in sequence.enumerated() {
             scalar = offset == 0 ? UInt32(byte & (0xFF >> (sequence.count + 1))) : (scalar << 6) | UInt32(byte & 0x3F)
         }
         switch scalar {
-        case 0x80...0x9F, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
+        case 0x80...0x9F, 0x061C, 0x200B...0x200F, 0x202A...0x202E, 0x2060...0x2064, 0x2066...0x2069, 0xFEFF: return true
         default: return false
         }
     }

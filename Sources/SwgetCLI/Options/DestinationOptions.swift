@@ -29,6 +29,14 @@ struct DestinationOptions: ParsableArguments {
     @Flag(name: [.customShort("c"), .customLong("continue")],
           help: "Continue a partial file another tool left (NAME.part or NAME); swget's own .part files continue without it.")
     var continuePartial = false
+
+    @Option(name: .customLong("start-pos"),
+            help: ArgumentHelp("Download from byte OFFSET on (bytes, or with k, M, G), writing it from the start of a new file; wins over -c, never continued.",
+                               valueName: "OFFSET"))
+    var startPos: String?
+
+    @Flag(name: .customLong("delete-after"), help: "Delete each file once it is downloaded (to warm a proxy cache, or with --write-out).")
+    var deleteAfter = false
 }
 
 extension DestinationOptions {
@@ -36,6 +44,9 @@ extension DestinationOptions {
         if outputDocument != nil && directoryPrefix != nil && outputDocument != "-" {
             // wget allows it and ignores -P; be explicit instead of surprising.
             throw ValidationError("-O and -P cannot be combined (give -O a path instead)")
+        }
+        if let startPos, Self.offset(startPos) == nil {
+            throw ValidationError("invalid --start-pos '\(DisplayText.sanitize(startPos))': expected bytes, or a number with k, M or G")
         }
     }
 
@@ -52,6 +63,13 @@ extension DestinationOptions {
         destination.trustServerNames = trustServerNames
         destination.continuePartial = continuePartial
         destination.keepsErrorResponses = contentOnError
+        destination.startOffset = startPos.flatMap(Self.offset) ?? 0
         return destination
+    }
+
+    /// A `--start-pos` value: a size, or 0 (wget accepts it: the whole file).
+    static func offset(_ text: String) -> Int64? {
+        let trimmed = Substring(text).trimmingSpaces
+        return !trimmed.isEmpty && trimmed.allSatisfy({ $0 == "0" }) ? 0 : Units.parseSize(text)
     }
 }

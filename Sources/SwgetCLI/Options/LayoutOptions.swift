@@ -31,6 +31,11 @@ struct LayoutOptions: ParsableArguments {
             help: ArgumentHelp("The name for a URL ending in '/' when the server names nothing (default index.html).", valueName: "NAME"))
     var defaultPage: String?
 
+    @Option(name: .customLong("restrict-file-names"),
+            help: ArgumentHelp("Escape characters of names taken from URLs and Content-Disposition as %XX (wget's modes, comma-separated): unix (/ and control characters, the default), windows (also \\ | : ? \" * < >), nocontrol (keep control characters), ascii (bytes above 127), lowercase, uppercase.",
+                               valueName: "MODES"))
+    var restrictFileNames: String?
+
     @Flag(name: [.customShort("E"), .customLong("adjust-extension"), .customLong("html-extension")],
           help: "Add .html to HTML files (and .css to stylesheets) whose names lack it.")
     var adjustExtension = false
@@ -69,6 +74,18 @@ extension LayoutOptions {
         if let defaultPage, FilenameSanitizer.sanitize(defaultPage) != defaultPage || defaultPage.contains("/") {
             throw ValidationError("--default-page must be a plain file name")
         }
+        if let restrictFileNames {
+            do {
+                _ = try FileNameRestriction(modes: restrictFileNames)
+            } catch {
+                throw ValidationError("--restrict-file-names: \(DisplayText.sanitize(error.description))")
+            }
+        }
+    }
+
+    /// `--restrict-file-names`, parsed (validated before).
+    var restriction: FileNameRestriction? {
+        restrictFileNames.flatMap { try? FileNameRestriction(modes: $0) }
     }
 
     /// The placement of every job's file, from the destination options.
@@ -77,6 +94,13 @@ extension LayoutOptions {
         destination.setsModificationDate = !noServerTimestamps
         destination.adjustsExtension = adjustExtension
         if let defaultPage { destination.defaultPageName = defaultPage }
+        if let restriction, let modes = restrictFileNames {
+            // The library names files from Content-Disposition and the URL; wget's escaping
+            // decides which of their bytes stay.
+            destination.fileNameTransform = FileNameTransform(identifier: "restrict-file-names=" + modes.lowercased()) {
+                restriction.escape(element: $0)
+            }
+        }
         var placement = Placement(base: destination)
         var layout = DirectoryLayout()
         layout.forcesDirectories = forceDirectories && !noDirectories
@@ -84,6 +108,7 @@ extension LayoutOptions {
         layout.protocolDirectories = protocolDirectories
         layout.cutDirectories = cutDirs
         if let defaultPage { layout.defaultPage = defaultPage }
+        if let restriction { layout.restriction = restriction }
         placement.layout = layout
         placement.timestamping = timestamping
         placement.sendsIfModifiedSince = !noIfModifiedSince

@@ -32,7 +32,7 @@ struct Placement: Sendable {
         // wget's -N names files after the URL and replaces the older copy.
         destination.collision = .replace
         destination.useContentDisposition = false
-        let name = SuggestedFilename.fromURL(request.url, defaultName: base.defaultPageName)
+        let name = SuggestedFilename.fromURL(request.url, defaultName: base.defaultPageName, transform: base.fileNameTransform)
         var info = stat()
         let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
         if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {

@@ -31,6 +31,20 @@ public enum FilenameSanitizer {
         return withoutReservedSuffix(truncated(String(result), maxBytes: maxNameBytes))
     }
 
+    /// Holds a name made by a caller's ``FileNameTransform`` to one path component, trusting the
+    /// transform with the characters it kept (control characters and `\` included, which
+    /// ``sanitize(_:)`` removes or splits on): nil when it contains `/` or NUL, or when nothing
+    /// remains; leading dots and surrounding whitespace go, `.` and `..` are refused, the name
+    /// is cut to 255 bytes and a reserved suffix is neutralised, as in ``sanitize(_:)``.
+    public static func sanitizeTransformed(_ name: String) -> String? {
+        guard !name.utf8.contains(0), !name.utf8.contains(UInt8(ascii: "/")) else { return nil }
+        var result = name[...]
+        while let first = result.first, first == "." || first.isWhitespace { result = result.dropFirst() }
+        while let last = result.last, last.isWhitespace { result = result.dropLast() }
+        guard !result.isEmpty else { return nil }
+        return withoutReservedSuffix(truncated(String(result), maxBytes: maxNameBytes))
+    }
+
     /// The suffixes of swget's own files beside a download (``DownloadPaths``): a name chosen by a
     /// server must never be taken for a part file or a resume state.
     static let reservedSuffixes = [DownloadPaths.partSuffix, DownloadPaths.stateSuffix]

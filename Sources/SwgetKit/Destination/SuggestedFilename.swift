@@ -11,7 +11,8 @@ public enum SuggestedFilename {
 
     /// Name rules in order: Content-Disposition filename (when `useContentDisposition`), then the last path
     /// segment of `trustServerNames ? finalURL : requestURL` (percent-decoded, query ignored), then "index.html".
-    /// Every candidate goes through `FilenameSanitizer`; an unusable one falls through to the next rule.
+    /// Every candidate goes through `FilenameSanitizer` (or, with a `transform`, through the transform and
+    /// ``FilenameSanitizer/sanitizeTransformed(_:)``); an unusable one falls through to the next rule.
     /// When the chosen name has no dot at all and `mimeType` is in `extensionsByMIMEType`, that extension is
     /// appended ("download" + text/html -> "download.html"). `defaultName` replaces
     /// "index.html" (wget's `--default-page`); `adjustsExtension` appends `.html` to an HTML
@@ -19,13 +20,13 @@ public enum SuggestedFilename {
     public static func make(
         contentDisposition: String?, requestURL: URL, finalURL: URL, mimeType: String?,
         useContentDisposition: Bool = true, trustServerNames: Bool = false,
-        defaultName: String = fallbackName, adjustsExtension: Bool = false
+        defaultName: String = fallbackName, adjustsExtension: Bool = false, transform: FileNameTransform? = nil
     ) -> String {
-        var name = FilenameSanitizer.sanitize(defaultName) ?? fallbackName
+        var name = defaultFileName(defaultName, transform: transform)
         if useContentDisposition, let header = contentDisposition,
-            let suggested = ContentDisposition(header)?.filename.flatMap(FilenameSanitizer.sanitize) {
+            let suggested = ContentDisposition(header)?.filename.flatMap({ candidate(Array($0.utf8), transform: transform) }) {
             name = suggested
-        } else if let fromURL = nameFromURL(trustServerNames ? finalURL : requestURL) {
+        } else if let fromURL = nameFromURL(trustServerNames ? finalURL : requestURL, transform: transform) {
             name = fromURL
         }
         if adjustsExtension, let ext = adjustedExtension(name, mimeType: mimeType) {
@@ -33,6 +34,17 @@ public enum SuggestedFilename {
         }
         guard !name.contains("."), let ext = mimeExtension(mimeType) else { return name }
         return FilenameSanitizer.truncated(name + ext, maxBytes: FilenameSanitizer.maxNameBytes)
+    }
+
+    /// A candidate's bytes made into a name: sanitised, or transformed then held to one component.
+    static func candidate(_ bytes: [UInt8], transform: FileNameTransform?) -> String? {
+        guard let transform else { return FilenameSanitizer.sanitize(String(decoding: bytes, as: UTF8.self)) }
+        return FilenameSanitizer.sanitizeTransformed(transform(bytes))
+    }
+
+    /// The name used when nothing else names the file: `defaultName` (transformed), else "index.html".
+    static func defaultFileName(_ defaultName: String, transform: FileNameTransform?) -> String {
+        candidate(Array(defaultName.utf8), transform: transform) ?? FilenameSanitizer.sanitize(defaultName) ?? fallbackName
     }
 
     /// wget's `-E`: the extension an HTML or CSS answer's name lacks, if any.
@@ -46,20 +58,23 @@ public enum SuggestedFilename {
     }
 
     /// The name of `url`'s last path segment as the naming rules make it (percent-decoded,
-    /// sanitised), or `defaultName` when the URL has none: the name a download of `url` gets
-    /// when the server names nothing (wget's `-N` looks for this file).
-    public static func fromURL(_ url: URL, defaultName: String = fallbackName) -> String {
-        nameFromURL(url) ?? FilenameSanitizer.sanitize(defaultName) ?? fallbackName
+    /// sanitised or transformed), or `defaultName` when the URL has none: the name a download
+    /// of `url` gets when the server names nothing (wget's `-N` looks for this file).
+    public static func fromURL(_ url: URL, defaultName: String = fallbackName, transform: FileNameTransform? = nil) -> String {
+        nameFromURL(url, transform: transform) ?? defaultFileName(defaultName, transform: transform)
     }
 
-    /// The sanitised, percent-decoded last path segment; nil when the path is empty or ends in "/".
-    /// A `data:` URL has no path to name a file after: it is "data" (and gets its MIME extension).
-    static func nameFromURL(_ url: URL) -> String? {
-        if url.scheme?.lowercased() == "data" { return "data" }
+    /// The sanitised (or transformed), percent-decoded last path segment; nil when the path is
+    /// empty or ends in "/". A `data:` URL has no path to name a file after: it is "data" (and
+    /// gets its MIME extension).
+    static func nameFromURL(_ url: URL, transform: FileNameTransform? = nil) -> String? {
+        if url.scheme?.lowercased() == "data" { return candidate(Array("data".utf8), transform: transform) }
         let path = url.path(percentEncoded: true)
         guard !path.isEmpty, !path.hasSuffix("/") else { return nil }
         let segment = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
-        let decoded = ContentDisposition.percentDecoded(segment, strict: false).flatMap(ContentDisposition.utf8String)
+        let bytes = ContentDisposition.percentDecoded(segment, strict: false)
+        guard transform == nil else { return candidate(bytes ?? Array(segment.utf8), transform: transform) }
+        let decoded = bytes.flatMap(ContentDisposition.utf8String)
         return FilenameSanitizer.sanitize(decoded ?? String(segment))
     }
 

@@ -57,6 +57,20 @@ public struct DownloadDestination: Sendable, Equatable {
     /// that does not end in `.html` or `.htm`, and `.css` to a `text/css` one (wget's `-E`).
     public var adjustsExtension = false
 
+    /// Rewrites the names chosen inside a ``Target/directory(_:)`` (Content-Disposition, URL,
+    /// default page) before extensions are added, e.g. wget's `--restrict-file-names`; nil
+    /// (the default) sanitises them with ``FilenameSanitizer/sanitize(_:)``. See
+    /// ``FileNameTransform`` for what it receives and the limits its result is held to.
+    public var fileNameTransform: FileNameTransform?
+    /// Fetch the body from this byte on and write it from the start of the file (wget's
+    /// `--start-pos`): the request carries `Range: bytes=N-` and the answer must be a `206`
+    /// starting exactly there, else the task fails with ``SessionError/badResponse`` and
+    /// publishes nothing. Such a download is never continued: no resume state is kept, bytes
+    /// another run left are not adopted (``continuePartial`` is ignored), it is not split, and
+    /// a retry asks for the same range again, writing from the start. 0 (the default) or less
+    /// fetches the whole body. Only for a GET without a body.
+    public var startOffset: Int64 = 0
+
     /// A destination at `target`, with every other setting at its default.
     public init(_ target: Target) { self.target = target }
 

@@ -116,7 +116,9 @@ extension DownloadTransfer {
         case .directory(let directory):
             let name = SuggestedFilename.make(contentDisposition: nil, requestURL: task.originalRequest.url,
                                               finalURL: task.originalRequest.url, mimeType: nil,
-                                              useContentDisposition: false, trustServerNames: false)
+                                              useContentDisposition: false, trustServerNames: false,
+                                              defaultName: task.destination.defaultPageName,
+                                              transform: task.destination.fileNameTransform)
             finalPath = DownloadPaths.join(directory, name)
         case .file(let path):
             finalPath = path
@@ -197,10 +199,7 @@ extension DownloadTransfer {
             return .part(file)
         case .directory(let directory):
             let destination = task.destination
-            var name = response.suggestedFilename(useContentDisposition: destination.useContentDisposition,
-                                                  trustServerNames: destination.trustServerNames,
-                                                  defaultName: destination.defaultPageName,
-                                                  adjustsExtension: destination.adjustsExtension)
+            var name = response.suggestedFilename(for: destination)
             if state.decodesPayload == true {
                 // `x.part.gz` decodes to `x.part`: the rewritten name obeys the same rule.
                 name = FilenameSanitizer.withoutReservedSuffix(BodyDecoding.decodedName(name))

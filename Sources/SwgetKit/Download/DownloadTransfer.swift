@@ -29,7 +29,13 @@ final class DownloadTransfer: ResponseConsumer {
     var session: Session { task.session }
     var checkpoints: Bool { session.configuration.backgroundIdentifier != nil && resumable }
     /// The answer can be continued with a range, split and kept across runs (``Request/isPlainFetch``).
-    var resumable: Bool { task.originalRequest.isPlainFetch }
+    /// A download from ``DownloadDestination/startOffset`` never is.
+    var resumable: Bool { task.originalRequest.isPlainFetch && startOffset == nil }
+    /// ``DownloadDestination/startOffset`` when it applies (a positive offset, a plain fetch).
+    var startOffset: Int64? {
+        let offset = task.destination.startOffset
+        return offset > 0 && task.originalRequest.isPlainFetch ? offset : nil
+    }
     var toStandardOutput: Bool { task.destination.target == .standardOutput }
 
     init(task: DownloadTask) {
@@ -58,7 +64,7 @@ final class DownloadTransfer: ResponseConsumer {
             // No range for the answer to a request with a body: each attempt writes from zero.
             state.resume = nil
             if let file, file.canTruncate { try? file.position(at: 0) }
-            return []
+            return startOffset.map(StartOffset.fields) ?? []
         }
         switch state.plan(toStandardOutput: toStandardOutput) {
         case .fresh(let truncate):
@@ -85,6 +91,15 @@ final class DownloadTransfer: ResponseConsumer {
                                           name: destinationNameHint(for: response))
         }
         task.findings.withLockedValue { $0.decoding = decoding }
+        if let startOffset {
+            // Bytes from the start offset on are a file of their own: nothing to continue later.
+            state.resume = nil
+            if let problem = StartOffset.problem(status: response.statusCode, contentRange: response.headers["Content-Range"],
+                                                 offset: startOffset) {
+                task.emit(.response(response))
+                return .failed(SessionError.badResponse.with(problem), reusable: false)
+            }
+        }
         task.emit(.response(response))
         if task.originalRequest.cachePolicy.isNotModified(response) {
             // The caller's copy is current: nothing is written, nothing published.
@@ -284,8 +299,7 @@ final class DownloadTransfer: ResponseConsumer {
         if let file { return (DownloadPaths(finalPath: file.visiblePath)?.name ?? "") }
         switch task.destination.target {
         case .directory:
-            return response.suggestedFilename(useContentDisposition: task.destination.useContentDisposition,
-                                              trustServerNames: task.destination.trustServerNames)
+            return response.suggestedFilename(for: task.destination)
         case .file(let path): return DownloadPaths(finalPath: path)?.name ?? ""
         case .standardOutput: return response.url.lastPathComponent
         }

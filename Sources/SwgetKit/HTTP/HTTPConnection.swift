@@ -53,9 +53,12 @@ final class HTTPConnection: Sendable {
         var addressFamily = AddressFamily.any
         /// The local address to connect from; nil for the system's choice.
         var localAddress: SocketAddress?
+        /// The longest name lookup; nil for the system's own limits.
+        var dnsTimeout: TimeAmount?
 
-        /// A bootstrap with these settings' socket options, family and local address.
-        func bootstrap(on eventLoop: EventLoop) -> ClientBootstrap {
+        /// A bootstrap with these settings' socket options, family, lookup limit and local
+        /// address; `lookupEnded` (for the task's metrics) asks for a timed lookup.
+        func bootstrap(on eventLoop: EventLoop, lookupEnded: (@Sendable () -> Void)? = nil) -> ClientBootstrap {
             var bootstrap = ClientBootstrap(group: eventLoop)
                 .connectTimeout(connectTimeout)
                 .channelOption(.autoRead, value: false)
@@ -64,11 +67,26 @@ final class HTTPConnection: Sendable {
                     minimum: 1024, initial: min(64 * 1024, maximumRead), maximum: maximumRead))
                 // Under a rate limit every socket read is paid for before the next: one per read().
                 .channelOption(.maxMessagesPerRead, value: rateLimiter == nil ? UInt(4) : UInt(1))
-            if addressFamily != .any {
-                bootstrap = bootstrap.resolver(AddressFamilyResolver(family: addressFamily, eventLoop: eventLoop))
-            }
+            if let resolver = resolver(on: eventLoop, lookupEnded: lookupEnded) { bootstrap = bootstrap.resolver(resolver) }
             if let localAddress { bootstrap = bootstrap.bind(to: localAddress) }
             return bootstrap
+        }
+
+        /// The resolver for these settings: one address family only (`-4`/`-6`), or a lookup
+        /// that says when it ended (for the task's metrics: a ``TimedResolver`` holds promises
+        /// from its creation, so it is made only for a name NIO will look up), bounded by
+        /// ``dnsTimeout``; nil for NIO's own.
+        func resolver(on eventLoop: EventLoop, lookupEnded: (@Sendable () -> Void)?) -> (any Resolver & Sendable)? {
+            var resolver: (any Resolver & Sendable)?
+            if addressFamily != .any {
+                resolver = AddressFamilyResolver(family: addressFamily, eventLoop: eventLoop)
+            } else if let lookupEnded {
+                resolver = TimedResolver(loop: eventLoop, resolved: lookupEnded)
+            } else if dnsTimeout != nil {
+                resolver = AddressFamilyResolver(family: .any, eventLoop: eventLoop)
+            }
+            guard let dnsTimeout, let base = resolver else { return resolver }
+            return DeadlineResolver(base: base, timeout: dnsTimeout, loop: eventLoop)
         }
     }
 
@@ -99,13 +117,10 @@ final class HTTPConnection: Sendable {
         // While another connection's first TLS handshake to this origin runs, wait for its
         // session (see TLSSessionCache): one full handshake per origin, the others resume.
         let firstHandshake = await settings.tls?.admit(host: host, port: origin.port)
-        var bootstrap = settings.bootstrap(on: eventLoop)
-        // Lookups timed for the task's metrics (NIO's own resolver, wrapped); a restricted
-        // address family has its own resolver and goes untimed.
-        if let lookupEnded, settings.addressFamily == .any, !TrustEvaluator.isIPLiteral(host) {
-            bootstrap = bootstrap.resolver(TimedResolver(loop: eventLoop, resolved: lookupEnded))
-        }
-        bootstrap = bootstrap
+        // Lookups timed for the task's metrics (NIO's own resolver, wrapped); an address is not
+        // looked up, and a restricted address family has its own resolver and goes untimed.
+        let timed = TrustEvaluator.isIPLiteral(host) ? nil : lookupEnded
+        let bootstrap = settings.bootstrap(on: eventLoop, lookupEnded: timed)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try configurePipeline(channel: channel, host: host, port: origin.port,
@@ -159,11 +174,16 @@ final class HTTPConnection: Sendable {
             leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .forward, limitConfiguration: limits))
     }
 
-    static func connectError(_ error: Error, host: String, port: Int) -> SessionError {
+    static func connectError(_ error: Error, host wireHost: String, port: Int) -> SessionError {
+        // People read these lines: an internationalised name is shown in Unicode.
+        let host = IDN.toUnicode(wireHost)
         if let error = error as? ChannelError, case .connectTimeout = error {
             return SessionError.timedOut.with("connecting to \(host):\(port) timed out")
         }
         if let error = error as? NIOConnectionError {
+            if let late = (error.dnsAError ?? error.dnsAAAAError) as? DeadlineResolver.TimedOut, error.connectionErrors.isEmpty {
+                return SessionError.timedOut.with("looking up '\(host)' took longer than \(DeadlineResolver.TimedOut.seconds(late.timeout))")
+            }
             if error.dnsAAAAError != nil && error.dnsAError != nil && error.connectionErrors.isEmpty {
                 return SessionError.unresolvableHost.with("unable to resolve host address '\(host)'")
             }

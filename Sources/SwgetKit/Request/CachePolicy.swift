@@ -18,6 +18,12 @@ public enum CachePolicy: Sendable, Equatable {
     /// published), as does a `200` from a server that ignores the condition when its
     /// `Last-Modified` is not newer and its length equals the copy's (wget's `-N`).
     case reloadRevalidatingCacheData(CacheValidator)
+    /// Fetch only when the resource was not modified after `date` (curl's `--time-cond -DATE`):
+    /// the request carries `If-Unmodified-Since`. A `412 Precondition Failed`, or a `200` from a
+    /// server that ignores the condition whose `Last-Modified` is later than `date`, ends a
+    /// download task without a file, as a `304` does for ``reloadRevalidatingCacheData(_:)``
+    /// (``DownloadTask/isNotModified`` is true).
+    case reloadIfUnmodifiedSince(Date)
 
     /// The header fields the policy adds to each request.
     var fields: [(name: String, value: String)] {
@@ -33,11 +39,19 @@ public enum CachePolicy: Sendable, Equatable {
             }
             if let tag = validator.entityTag { fields.append(("If-None-Match", tag)) }
             return fields
+        case .reloadIfUnmodifiedSince(let date):
+            return [("If-Unmodified-Since", HTTPDate.format(date))]
         }
     }
 
     /// Whether `response` says the caller's copy is current.
     func isNotModified(_ response: Response) -> Bool {
+        if case .reloadIfUnmodifiedSince(let date) = self {
+            if response.statusCode == 412 { return true }
+            guard response.statusCode == 200, let header = response.headers["Last-Modified"],
+                  let remote = HTTPDate.parse(header) else { return false }
+            return remote.timeIntervalSince1970.rounded(.down) > date.timeIntervalSince1970.rounded(.down)
+        }
         guard case .reloadRevalidatingCacheData(let validator) = self else { return false }
         if response.statusCode == 304 { return true }
         guard response.statusCode == 200, let copy = validator.lastModified,

@@ -64,11 +64,21 @@ public struct Response: Sendable, Equatable {
 
     /// The suggested filename with the naming switches of the command line.
     public func suggestedFilename(useContentDisposition: Bool, trustServerNames: Bool,
-                                  defaultName: String = SuggestedFilename.fallbackName, adjustsExtension: Bool = false) -> String {
+                                  defaultName: String = SuggestedFilename.fallbackName, adjustsExtension: Bool = false,
+                                  transform: FileNameTransform? = nil) -> String {
         SuggestedFilename.make(contentDisposition: headers["Content-Disposition"], requestURL: originalURL,
                                finalURL: url, mimeType: mimeType,
                                useContentDisposition: useContentDisposition, trustServerNames: trustServerNames,
-                               defaultName: defaultName, adjustsExtension: adjustsExtension)
+                               defaultName: defaultName, adjustsExtension: adjustsExtension, transform: transform)
+    }
+
+    /// The file name a download into a directory with `destination`'s naming rules gets
+    /// (Content-Disposition, trusted server names, default page, `-E`, name transform).
+    public func suggestedFilename(for destination: DownloadDestination) -> String {
+        suggestedFilename(useContentDisposition: destination.useContentDisposition,
+                          trustServerNames: destination.trustServerNames,
+                          defaultName: destination.defaultPageName, adjustsExtension: destination.adjustsExtension,
+                          transform: destination.fileNameTransform)
     }
 
     /// True for 2xx.

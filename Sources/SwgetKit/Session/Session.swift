@@ -178,6 +178,7 @@ public final class Session: Sendable {
             tls: nil)
         settings.rateLimiter = rateLimiter
         settings.addressFamily = configuration.addressFamily
+        settings.dnsTimeout = configuration.dnsTimeout?.timeAmount
         if let local = configuration.localAddress {
             do {
                 settings.localAddress = try SocketAddress(ipAddress: local, port: 0)

@@ -32,6 +32,10 @@ public struct SessionConfiguration: Sendable {
     /// The local address connections are made from (wget's `--bind-address`); nil lets the
     /// system choose.
     public var localAddress: String?
+    /// Longest time a host name lookup may take before the connection fails with
+    /// ``SessionError/timedOut`` (wget's `--dns-timeout`); nil leaves it to the system's
+    /// resolver (and ``connectTimeout``, which counts the lookup too).
+    public var dnsTimeout: Duration?
     /// Longest silence between two received bytes before the transfer fails
     /// (NSURLSessionConfiguration's `timeoutIntervalForRequest`).
     public var idleReadTimeout: Duration = .seconds(60)

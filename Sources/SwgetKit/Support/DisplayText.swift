@@ -76,8 +76,33 @@ public enum URLDisplay {
         return String(text[..<authority.index(after: colon)]) + "***" + String(text[at...])
     }
 
-    /// A URL for a terminal: password masked, controls escaped.
+    /// A URL for a terminal: password masked, an internationalised host shown in Unicode
+    /// (``unicodeHost(_:)``), controls escaped.
     public static func forDisplay(_ url: URL) -> String {
-        DisplayText.sanitize(maskedString(url.absoluteString))
+        forDisplay(url.absoluteString)
+    }
+
+    /// The text of a URL for a terminal, as ``forDisplay(_:)-(URL)``; works on any text.
+    public static func forDisplay(_ text: String) -> String {
+        DisplayText.sanitize(unicodeHost(maskedString(text)))
+    }
+
+    /// The text of a URL with its host's `xn--` labels shown in Unicode when that is safe
+    /// (``IDN/toUnicode(_:)``: the name must convert back to the same punycode); the wire form
+    /// stays in requests, this is for people only. Other text is returned as it is.
+    public static func unicodeHost(_ text: String) -> String {
+        guard let schemeEnd = text.firstRange(of: "://") else { return text }
+        let rest = text[schemeEnd.upperBound...]
+        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        let hostStart = authority.lastIndex(of: "@").map { authority.index(after: $0) } ?? authority.startIndex
+        let hostAndPort = authority[hostStart...]
+        guard !hostAndPort.hasPrefix("[") else { return text }
+        let hostEnd = hostAndPort.firstIndex(of: ":") ?? hostAndPort.endIndex
+        let host = String(hostAndPort[..<hostEnd])
+        guard host.lowercased().contains("xn--") else { return text }
+        let shown = IDN.toUnicode(host)
+        guard shown != host else { return text }
+        return String(text[..<hostStart]) + shown + String(text[hostEnd...])
     }
 }

@@ -88,6 +88,12 @@ struct RestrictFileNamesTests {
         EscapeCase("C1 control", "unix", "a\u{85}b", "a%C2%85b"),
         EscapeCase("bidi override", "unix", "evil\u{202E}txt.exe", "evil%E2%80%AEtxt.exe"),
         EscapeCase("nocontrol keeps bidi", "nocontrol", "a\u{202E}b", "a\u{202E}b"),
+        EscapeCase("zero-width space", "unix", "a\u{200B}b", "a%E2%80%8Bb"),
+        EscapeCase("byte order mark", "unix", "\u{FEFF}a", "%EF%BB%BFa"),
+        EscapeCase("Arabic letter mark", "unix", "a\u{061C}", "a%D8%9C"),
+        EscapeCase("word joiner", "unix", "a\u{2060}", "a%E2%81%A0"),
+        EscapeCase("nocontrol keeps invisible ones", "nocontrol", "a\u{200B}b", "a\u{200B}b"),
+        EscapeCase("visible non-ASCII stays", "unix", "a\u{2010}b", "a\u{2010}b"),
         EscapeCase("latin-1 kept", "unix", "café", "café"),
         // Invalid UTF-8 is always escaped, whole bytes.
         EscapeCase("invalid UTF-8", "nocontrol", [0x61, 0xFF, 0xC3, 0x62], "a%FF%C3b"),

@@ -18,11 +18,17 @@ extension FTPConnection {
         let address = target
         let (id, slot, transport, setup) = newLink(tls: tls)
         let mailbox = self.mailbox
-        ClientBootstrap(group: eventLoop)
+        var bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(transport.connectTimeout)
             .channelOption(.autoRead, value: false)
             .channelOption(.recvAllocator, value: Self.allocator(transport))
             .channelOption(.maxMessagesPerRead, value: transport.rateLimiter == nil ? UInt(4) : UInt(1))
+        // From the address the control connection was bound to (`--bind-address`), any port.
+        if transport.network?.localAddress != nil, var local = channel.localAddress {
+            local.port = 0
+            bootstrap = bootstrap.bind(to: local)
+        }
+        bootstrap
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try setup(channel, slot) }
             }

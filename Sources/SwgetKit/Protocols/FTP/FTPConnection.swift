@@ -42,6 +42,10 @@ final class FTPConnection: Sendable {
         var tls: NIOSSLContext?
         /// The trust challenge (default evaluation, then the delegate); nil when verification is off.
         var trust: (@Sendable (_ chain: [NIOSSLCertificate], _ host: String, _ port: Int) async -> TrustEvaluation)?
+        /// The session's address family (`-4`/`-6`), local address (`--bind-address`) and
+        /// lookup limit, as for an http(s) origin: the control connection resolves and binds
+        /// with them, data connections bind to the control connection's local address.
+        var network: HTTPConnection.Settings?
     }
 
     /// Where the dialogue stopped for the user.
@@ -120,9 +124,12 @@ final class FTPConnection: Sendable {
                      eventLoop: EventLoop) async throws(SessionError) -> FTPConnection {
         let trustFailure = TrustFailureBox()
         let leaf = NIOLockedValueBox<[UInt8]?>(nil)
-        let bootstrap = ClientBootstrap(group: eventLoop)
+        var bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(transport.connectTimeout)
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+        if let resolver = transport.network?.resolver(on: eventLoop, lookupEnded: nil) { bootstrap = bootstrap.resolver(resolver) }
+        if let local = transport.network?.localAddress { bootstrap = bootstrap.bind(to: local) }
+        bootstrap = bootstrap
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if key.implicitTLS {

@@ -103,7 +103,7 @@ final class FTPLoad: Sendable {
             connectTimeout: connection.connectTimeout, replyTimeout: connection.idleReadTimeout,
             dataTimeout: connection.idleReadTimeout, maximumRead: connection.maximumRead,
             rateLimiter: connection.rateLimiter, tls: context,
-            trust: connection.tls.flatMap { $0.shared.checksServer ? $0.trust : nil })
+            trust: connection.tls.flatMap { $0.shared.checksServer ? $0.trust : nil }, network: connection)
         pool = session.ftpConnections
         reusesConnections = settings.reusesConnections
         eventLoop = session.eventLoopGroup.next()

@@ -1,0 +1,57 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import SwgetKit
+
+/// The lines of an `-i` input list that hold URLs, where a list comes from (a file, standard
+/// input, or a URL fetched over HTTP(S) or FTP), and how `--base` completes relative lines.
+/// Pure, for tests.
+enum InputList {
+    /// One per line, surrounding blanks trimmed, blank lines and `#` comments skipped.
+    static func entries(_ text: String) -> [(line: Int, text: String)] {
+        var result: [(line: Int, text: String)] = []
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = Substring(raw.hasSuffix("\r") ? raw.dropLast() : raw).trimmingSpaces
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            result.append((index + 1, line))
+        }
+        return result
+    }
+
+    /// The schemes of lists fetched from a server (wget's `-i URL`).
+    static let remoteSchemes: Set<String> = ["http", "https", "ftp", "ftps"]
+
+    /// Whether an `-i` argument names a list to fetch rather than a file: `SCHEME://...` with
+    /// one of ``remoteSchemes`` (a file really named so can be given as `./http://...`).
+    static func isRemote(_ argument: String) -> Bool {
+        guard let end = argument.firstRange(of: "://") else { return false }
+        return remoteSchemes.contains(argument[..<end.lowerBound].lowercased())
+    }
+
+    /// `--base`'s URL: absolute, with one of ``remoteSchemes`` and a host.
+    static func baseURL(_ text: String) -> URL? {
+        guard isRemote(text), let wire = try? TypedURL(text, defaultScheme: nil).wire, let url = URL(string: wire),
+              url.host()?.isEmpty == false else { return nil }
+        return url
+    }
+
+    /// A list line as a URL to fetch: a line with a scheme (`x://`, `data:`) as it is; with a
+    /// `base`, any other line resolved against it (RFC 3986 §5.2: `a/b.iso`, `/c.iso`,
+    /// `../d`, `?q`); without one, as it is (`example.com/x` then means `http://example.com/x`).
+    /// nil when the line cannot be resolved.
+    static func resolve(_ line: String, base: URL?) -> String? {
+        guard let base, !hasScheme(line) else { return line }
+        return URL(string: IDN.percentEncoded(line), relativeTo: base)?.absoluteURL.absoluteString
+    }
+
+    /// `scheme://...` or `data:...`: a line that is a URL of its own.
+    static func hasScheme(_ line: String) -> Bool {
+        if line.lowercased().hasPrefix("data:") { return true }
+        guard let end = line.firstRange(of: "://") else { return false }
+        let scheme = line[..<end.lowerBound]
+        return scheme.first?.isLetter == true
+            && scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }
+    }
+}
