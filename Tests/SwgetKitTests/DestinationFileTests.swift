@@ -240,6 +240,93 @@ import Testing
     }
 }
 
+/// Small bodies go to an unnamed file linked under its name when complete (UnnamedFile).
+@Suite final class UnnamedFileTests {
+    let dir: String
+
+    init() throws {
+        var template = Array("/tmp/swget-unnamed-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { $0.baseAddress.flatMap(mkdtemp) }
+        try #require(made != nil)
+        dir = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
+    func entries() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted() }
+
+    func created(_ name: String, _ policy: DestinationFile.Policy = .unique) throws -> UnnamedFile {
+        guard case .file(let file) = try UnnamedFile.create(directory: dir, name: name, policy: policy) else {
+            Issue.record("no unnamed file for \(name)")
+            throw DestinationError(.create, path: name, errno: EINVAL)
+        }
+        return file
+    }
+
+    @Test func nothingHasANameUntilTheFileIsPublished() throws {
+        let file = try created("a.txt")
+        #expect(file.finalPath == dir + "/a.txt")
+        write(file.fileDescriptor, "hello")
+        #expect(entries().isEmpty, "no part file, no state file while the bytes arrive")
+        #expect(try file.publish() == dir + "/a.txt")
+        #expect(contents(dir + "/a.txt") == "hello")
+        #expect(entries() == ["a.txt"])
+        #expect(mode(dir + "/a.txt").map { $0 & 0o777 & ~0o022 } == 0o644 & ~0o022)
+    }
+
+    @Test func anAbandonedFileLeavesNothingBehind() throws {
+        let file = try created("b.bin")
+        write(file.fileDescriptor, "partial")
+        file.abandon()
+        #expect(entries().isEmpty)
+        #expect(throws: DestinationError.self) { try file.publish() }
+    }
+
+    @Test func uniqueNamesPassOverTakenNamesAndParts() throws {
+        create(dir + "/c.txt", "old")
+        create(dir + "/c-1.txt.part", "someone's part")
+        let file = try created("c.txt")
+        #expect(file.finalPath == dir + "/c-2.txt")
+        // A name that appears between opening and publishing is never replaced either.
+        create(dir + "/c-2.txt", "raced")
+        write(file.fileDescriptor, "new")
+        #expect(try file.publish() == dir + "/c-3.txt")
+        #expect(contents(dir + "/c.txt") == "old")
+        #expect(contents(dir + "/c-2.txt") == "raced")
+        #expect(contents(dir + "/c-3.txt") == "new")
+    }
+
+    @Test func noClobberSkipsAnExistingNameAndNeverReplacesOne() throws {
+        create(dir + "/d.txt", "mine")
+        guard case .skipped(let path) = try UnnamedFile.create(directory: dir, name: "d.txt", policy: .noClobber) else {
+            Issue.record("an existing name is skipped")
+            return
+        }
+        #expect(path == dir + "/d.txt")
+        let file = try created("e.txt", .noClobber)
+        create(dir + "/e.txt", "appeared")
+        write(file.fileDescriptor, "downloaded")
+        #expect(throws: DestinationError.self) { try file.publish() }
+        #expect(contents(dir + "/e.txt") == "appeared")
+    }
+
+    @Test func replacingANameKeepsThePartFile() throws {
+        guard case .unsupported = try UnnamedFile.create(directory: dir, name: "f.txt", policy: .overwrite) else {
+            Issue.record("-O replaces a name: a link cannot, so it takes a part file")
+            return
+        }
+    }
+
+    @Test func missingDirectoriesAreCreated() throws {
+        let file = try created("sub/dir/g.txt")
+        write(file.fileDescriptor, "deep")
+        #expect(try file.publish() == dir + "/sub/dir/g.txt")
+        #expect(contents(dir + "/sub/dir/g.txt") == "deep")
+    }
+}
+
 // MARK: helpers
 
 private func exists(_ path: String) -> Bool {

@@ -165,7 +165,7 @@ extension DestinationFile {
     }
 
     /// Joins directory and name into (directory of the file, file name); throws EINVAL when no file name remains.
-    private static func split(directory: String, name: String) throws(DestinationError) -> (String, String) {
+    static func split(directory: String, name: String) throws(DestinationError) -> (String, String) {
         let path = join(directory, name)
         guard let slash = path.lastIndex(of: "/") else {
             guard path != ".", path != "..", !path.isEmpty else { throw DestinationError(.create, path: path, errno: EINVAL) }
@@ -176,13 +176,13 @@ extension DestinationFile {
         return (slash == path.startIndex ? "/" : String(path[..<slash]), base)
     }
 
-    private static func join(_ directory: String, _ name: String) -> String {
+    static func join(_ directory: String, _ name: String) -> String {
         if directory.isEmpty { return name }
         return directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
 
     /// True when something (file, directory, even a dangling symlink) has this name.
-    private static func exists(_ path: String) -> Bool {
+    static func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
     }
@@ -193,7 +193,7 @@ extension DestinationFile {
     }
 
     /// `mkdir -p`, mode 0755 (before umask).
-    private static func makeDirectories(_ directory: String) throws(DestinationError) {
+    static func makeDirectories(_ directory: String) throws(DestinationError) {
         if directory.isEmpty || isDirectory(directory) { return }
         var prefix = directory.hasPrefix("/") ? "/" : ""
         for component in directory.split(separator: "/") {

@@ -162,10 +162,11 @@ extension DownloadTransfer {
     }
 
     /// Opens where the body goes (nil file afterwards: skipped because the name exists).
-    func openDestination(for response: Response) async throws(SessionError) {
+    /// `whole`: the body arrived with the head, so it goes to an unnamed file (``UnnamedFile``).
+    func openDestination(for response: Response, whole: Bool = false) async throws(SessionError) {
         let opened: OpenDownload?
         do {
-            opened = try newDestination(for: response)
+            opened = try newDestination(for: response, whole: whole)
         } catch let error as DestinationError {
             throw SessionError.fileIO.with(error.description).errno(error.errno)
         } catch let error as SessionError {
@@ -184,7 +185,7 @@ extension DownloadTransfer {
         task.emit(.destinationCreated(URL(filePath: opened.visiblePath)))
     }
 
-    private func newDestination(for response: Response) throws -> OpenDownload? {
+    private func newDestination(for response: Response, whole: Bool) throws -> OpenDownload? {
         switch task.destination.target {
         case .standardOutput:
             return .standardOutput
@@ -203,6 +204,17 @@ extension DownloadTransfer {
             if state.decodesPayload == true {
                 // `x.part.gz` decodes to `x.part`: the rewritten name obeys the same rule.
                 name = FilenameSanitizer.withoutReservedSuffix(BodyDecoding.decodedName(name))
+            }
+            if whole {
+                switch try UnnamedFile.create(directory: directory, name: name, policy: policy) {
+                case .file(let file):
+                    return .unnamed(file)
+                case .skipped(let path):
+                    task.findings.withLockedValue { $0.skippedExistingFile = path }
+                    return nil
+                case .unsupported:
+                    break
+                }
             }
             guard let file = try DestinationFile.reserve(directory: directory, name: name, policy: policy) else {
                 task.findings.withLockedValue { $0.skippedExistingFile = DownloadPaths.join(directory, name) }

@@ -156,7 +156,7 @@ final class DownloadTransfer: ResponseConsumer {
         let transform: BodyTransform
         do {
             transform = try await bodyTransform(for: response, offset: offset)
-            if file == nil { try await openDestination(for: response) }
+            if file == nil { try await openDestination(for: response, whole: final.completeBody != nil) }
         } catch {
             return .failed(error, reusable: false)
         }
@@ -318,7 +318,7 @@ final class DownloadTransfer: ResponseConsumer {
             return .failed(error, reusable: reusable)
         }
         if let paths = file.paths { ResumeStore.remove(at: paths) }
-        if task.destination.setsModificationDate, case .part = file { Self.setModificationDate(of: location, from: task.response) }
+        if task.destination.setsModificationDate, file.isNewFile { Self.setModificationDate(of: location, from: task.response) }
         self.file = nil
         task.findings.withLockedValue {
             $0.location = location
@@ -353,7 +353,8 @@ final class DownloadTransfer: ResponseConsumer {
                 unlink(part.partPath)  // nothing worth resuming
                 if let paths = part.paths { ResumeStore.remove(at: paths) }
             }
-        case .inPlace, .standardOutput:
+        case .unnamed, .inPlace, .standardOutput:
+            // An unnamed file's bytes go with it: its body arrived whole, nothing to continue.
             file.abandon()
         }
         return error

@@ -7,6 +7,9 @@ import Glibc
 enum OpenDownload: Sendable {
     /// A reserved `NAME.part` (created exclusively, locked), published by an atomic rename.
     case part(DestinationFile)
+    /// A body that arrived whole with its head, in an unnamed file linked under its final
+    /// name when complete (nothing to resume, nothing left behind by a crash).
+    case unnamed(UnnamedFile)
     /// A file written where it is: an existing special file (`-O /dev/null`, a FIFO), or the
     /// user's own `NAME` continued in place by `-c` (never renamed, never truncated).
     case inPlace(fd: Int32, path: String, continuesUserFile: Bool)
@@ -16,24 +19,35 @@ enum OpenDownload: Sendable {
     var fileDescriptor: Int32 {
         switch self {
         case .part(let file): file.fileDescriptor
+        case .unnamed(let file): file.fileDescriptor
         case .inPlace(let fd, _, _): fd
         case .standardOutput: STDOUT_FILENO
         }
     }
 
-    /// The path shown while the bytes arrive (the part, or the file itself).
+    /// The path shown while the bytes arrive (the part, the file itself, or the name an
+    /// unnamed file will be linked under).
     var visiblePath: String {
         switch self {
         case .part(let file): file.partPath
+        case .unnamed(let file): file.finalPath
         case .inPlace(_, let path, _): path
         case .standardOutput: "/dev/stdout"
         }
     }
 
-    /// The layout of a part's files; nil for destinations written in place.
+    /// The layout of a part's files; nil for destinations written in place or unnamed.
     var paths: DownloadPaths? {
         if case .part(let file) = self { return file.paths }
         return nil
+    }
+
+    /// A file this download created (a part or an unnamed file), not one it writes in place.
+    var isNewFile: Bool {
+        switch self {
+        case .part, .unnamed: true
+        case .inPlace, .standardOutput: false
+        }
     }
 
     /// True when the bytes go where they cannot be taken back (standard output).
@@ -45,7 +59,7 @@ enum OpenDownload: Sendable {
     /// May the file be emptied to start over? Never the user's own file continued by `-c`.
     var canTruncate: Bool {
         switch self {
-        case .part: true
+        case .part, .unnamed: true
         case .inPlace(_, _, let continuesUserFile): !continuesUserFile
         case .standardOutput: false
         }
@@ -59,9 +73,10 @@ enum OpenDownload: Sendable {
             return
         case .inPlace(let fd, let path, let continuesUserFile):
             if continuesUserFile, lseek(fd, off_t(offset), SEEK_SET) < 0 { throw Self.error("cannot seek in", path) }
-        case .part(let file):
-            if ftruncate(file.fileDescriptor, off_t(offset)) != 0 { throw Self.error("cannot truncate", file.partPath) }
-            if lseek(file.fileDescriptor, off_t(offset), SEEK_SET) < 0 { throw Self.error("cannot seek in", file.partPath) }
+        case .part, .unnamed:
+            let fd = fileDescriptor
+            if ftruncate(fd, off_t(offset)) != 0 { throw Self.error("cannot truncate", visiblePath) }
+            if lseek(fd, off_t(offset), SEEK_SET) < 0 { throw Self.error("cannot seek in", visiblePath) }
         }
     }
 
@@ -69,6 +84,12 @@ enum OpenDownload: Sendable {
     func publish() throws(SessionError) -> String {
         switch self {
         case .part(let file):
+            do {
+                return try file.publish()
+            } catch {
+                throw SessionError.fileIO.with(error.description).errno(error.errno)
+            }
+        case .unnamed(let file):
             do {
                 return try file.publish()
             } catch {
@@ -86,6 +107,7 @@ enum OpenDownload: Sendable {
     func abandon() {
         switch self {
         case .part(let file): file.abandon()
+        case .unnamed(let file): file.abandon()
         case .inPlace(let fd, _, _): close(fd)
         case .standardOutput: break
         }

@@ -15,7 +15,7 @@ final class HTTPConnection: Sendable {
     let channel: Channel
     let origin: Origin
     private let handler: NIOLoopBound<HTTPClientHandler>
-    private let idleClose = NIOLockedValueBox<Scheduled<Void>?>(nil)
+    private let idle = NIOLockedValueBox(IdleTimer())
 
     private static let nextID = Atomic<Int>(0)
 
@@ -319,14 +319,48 @@ final class HTTPConnection: Sendable {
         channel.close(promise: nil)
     }
 
+    /// When an unused connection closes: `deadline` is set while it sits in the pool and cleared
+    /// when it is leased. At most one timer runs per connection; it is not cancelled by a lease
+    /// (each cancel and schedule from a task's thread is a hop to the event loop, twice per
+    /// request of a batch), it looks at the deadline when it fires, and re-arms for a later one.
+    private struct IdleTimer {
+        var deadline: NIODeadline?
+        var armed = false
+    }
+
     /// Closes the connection if it stays unused for `timeout`.
     func scheduleIdleClose(after timeout: TimeAmount) {
-        let channel = self.channel
-        let scheduled = channel.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
-        idleClose.withLockedValue { $0?.cancel(); $0 = scheduled }
+        let deadline = NIODeadline.now() + timeout
+        let arm = idle.withLockedValue { timer in
+            timer.deadline = deadline
+            defer { timer.armed = true }
+            return !timer.armed
+        }
+        if arm { armIdleTimer(at: deadline) }
     }
 
     func cancelIdleClose() {
-        idleClose.withLockedValue { $0?.cancel(); $0 = nil }
+        idle.withLockedValue { $0.deadline = nil }
+    }
+
+    private func armIdleTimer(at deadline: NIODeadline) {
+        channel.eventLoop.scheduleTask(deadline: deadline) { [weak self] in
+            guard let self else { return }
+            // nil: close now; .distantFuture: leased, stop; else re-arm for the later deadline.
+            let next = idle.withLockedValue { timer -> NIODeadline? in
+                guard let deadline = timer.deadline else {
+                    timer.armed = false
+                    return .distantFuture
+                }
+                if deadline > .now() { return deadline }
+                timer.armed = false
+                return nil
+            }
+            switch next {
+            case nil: channel.close(promise: nil)  // unused since its deadline
+            case .distantFuture?: break
+            case let later?: armIdleTimer(at: later)
+            }
+        }
     }
 }

@@ -9,6 +9,16 @@ import SwgetTestSupport
 struct InputListCommandTests {
     static func files(_ dir: String) -> [String] { DirectoryLayoutCommandTests.files(dir) }
 
+    @Test(arguments: [
+        ("  http://a/x  ", "http://a/x"), ("\thttp://a/x\t ", "http://a/x"), ("http://a/x", "http://a/x"),
+        ("   ", ""), ("", ""), (" \t", ""), (" é ", "é"), ("  🇫🇷 x 🇫🇷\t", "🇫🇷 x 🇫🇷"), ("a b", "a b"),
+        (" \u{3000}x\u{3000} ", "\u{3000}x\u{3000}"),
+    ])
+    func linesAreTrimmedOfSpacesAndTabsOnly(line: String, expected: String) {
+        #expect(Substring(line).trimmingSpaces == expected)
+        #expect(InputList.entries(line + "\r\n# comment\n").map(\.text) == (expected.isEmpty ? [] : [expected]))
+    }
+
     @Test func aListFetchedOverHTTP() async throws {
         let server = try await TestServer.start { request in
             switch request.path {

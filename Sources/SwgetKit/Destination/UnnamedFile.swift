@@ -1,0 +1,129 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// The destination of a body that arrived whole with its response head (a small file): an
+/// unnamed file in the destination directory (`O_TMPFILE`), linked under its final name once
+/// every byte is in it. The bytes are already in memory, so there is nothing a crash could lose
+/// that a `NAME.part` and its resume state would keep: no part, no state file, and a process
+/// killed before the link leaves nothing behind. One inode and about half the system calls of a
+/// part file, which is what a batch of small files costs. (A body still on its way always gets
+/// a part file, however small: it can be interrupted and continued.)
+///
+/// Naming follows ``DestinationFile``'s rules: with `.unique` a name whose `NAME` or
+/// `NAME.part` exists is passed over for the next ``UniqueName`` candidate, also when the link
+/// finds `NAME` taken meanwhile; with `.noClobber` a taken name fails the link with EEXIST.
+/// `.overwrite` destinations keep the part file (they replace a name, which a link cannot).
+final class UnnamedFile: Sendable {
+    /// The unnamed file, open for writing; owned by this value.
+    let fileDescriptor: Int32
+    /// Where the file is linked unless the name is taken meanwhile.
+    let finalPath: String
+    private let directory: String
+    private let baseName: String
+    private let attempt: Int
+    private let policy: DestinationFile.Policy
+    private let isOpen = Mutex(true)
+
+    /// Linux's O_TMPFILE (`__O_TMPFILE | O_DIRECTORY`), which Swift's Glibc module does not export.
+    private static let openTemporary: Int32 = 0o20000000 | O_DIRECTORY
+
+    private init(fileDescriptor: Int32, finalPath: String, directory: String, baseName: String, attempt: Int,
+                 policy: DestinationFile.Policy) {
+        self.fileDescriptor = fileDescriptor
+        self.finalPath = finalPath
+        self.directory = directory
+        self.baseName = baseName
+        self.attempt = attempt
+        self.policy = policy
+    }
+
+    deinit {
+        if isOpen.withLock({ $0 }) { close(fileDescriptor) }
+    }
+
+    /// What ``create(directory:name:policy:)`` found.
+    enum Reservation {
+        case file(UnnamedFile)
+        /// `.noClobber` and the name exists: nothing to download.
+        case skipped(String)
+        /// The file system (or the policy) has no unnamed files: use a part file.
+        case unsupported
+    }
+
+    /// Opens an unnamed file in `directory` (created when missing) for `name`.
+    static func create(directory: String, name: String, policy: DestinationFile.Policy) throws(DestinationError) -> Reservation {
+        guard policy != .overwrite, linkThroughProc else { return .unsupported }
+        let (dir, base) = try DestinationFile.split(directory: directory, name: name)
+        try DestinationFile.makeDirectories(dir)
+        let seed = FilenameSanitizer.truncated(base, maxBytes: DestinationFile.maxBaseBytes)
+        let attempt: Int
+        let finalPath: String
+        if policy == .noClobber {
+            // Only NAME counts (a part file left beside it would be taken over by a part file too).
+            finalPath = DestinationFile.join(dir, base)
+            if DestinationFile.exists(finalPath) { return .skipped(finalPath) }
+            attempt = 0
+        } else {
+            guard let free = try firstFreeName(dir, seed, from: 0) else {
+                throw DestinationError(.create, path: DestinationFile.join(dir, seed), errno: EEXIST)
+            }
+            (attempt, finalPath) = free
+        }
+        let fd = open(dir.isEmpty ? "." : dir, openTemporary | O_WRONLY | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            let code = errno
+            // Not every file system has O_TMPFILE (EOPNOTSUPP; EISDIR or EINVAL from old kernels).
+            if code == EOPNOTSUPP || code == EISDIR || code == EINVAL { return .unsupported }
+            throw DestinationError(.create, path: finalPath, errno: code)
+        }
+        return .file(UnnamedFile(fileDescriptor: fd, finalPath: finalPath, directory: dir, baseName: seed,
+                                 attempt: attempt, policy: policy))
+    }
+
+    /// Links the file under its name (the next free candidate if `.unique` finds it taken) and
+    /// closes it; returns the path published.
+    func publish() throws(DestinationError) -> String {
+        guard isOpen.withLock({ let was = $0; $0 = false; return was }) else {
+            throw DestinationError(.publish, path: finalPath, errno: EBADF)
+        }
+        defer { close(fileDescriptor) }
+        let source = "/proc/self/fd/\(fileDescriptor)"
+        var target = finalPath
+        var attempt = self.attempt
+        while true {
+            if linkat(AT_FDCWD, source, AT_FDCWD, target, AT_SYMLINK_FOLLOW) == 0 { return target }
+            let code = errno
+            guard code == EEXIST, policy == .unique,
+                  let (next, path) = try Self.firstFreeName(directory, baseName, from: attempt + 1) else {
+                throw DestinationError(.publish, path: finalPath, target: target, errno: code)
+            }
+            attempt = next
+            target = path
+        }
+    }
+
+    /// Closes the file; its bytes go with it.
+    func abandon() {
+        if isOpen.withLock({ let was = $0; $0 = false; return was }) { close(fileDescriptor) }
+    }
+
+    /// The first candidate from `attempt` on whose `NAME` and `NAME.part` are both free.
+    private static func firstFreeName(_ directory: String, _ seed: String, from attempt: Int) throws(DestinationError) -> (Int, String)? {
+        for attempt in attempt..<DestinationFile.maxAttempts {
+            let name = UniqueName.candidate(seed, attempt: attempt, maxBytes: DestinationFile.maxBaseBytes)
+            guard let paths = DownloadPaths(directory: directory, name: name) else {
+                throw DestinationError(.create, path: DestinationFile.join(directory, name), errno: EINVAL)
+            }
+            if !DestinationFile.exists(paths.finalPath) && !DestinationFile.exists(paths.partPath) {
+                return (attempt, paths.finalPath)
+            }
+        }
+        return nil
+    }
+
+    /// Linking an unnamed file by name needs /proc (`linkat` with AT_EMPTY_PATH needs a
+    /// capability most users lack).
+    private static let linkThroughProc: Bool = access("/proc/self/fd", F_OK) == 0
+}
