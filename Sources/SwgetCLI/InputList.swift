@@ -9,11 +9,15 @@ import SwgetKit
 /// input, or a URL fetched over HTTP(S) or FTP), and how `--base` completes relative lines.
 /// Pure, for tests.
 enum InputList {
-    /// One per line, surrounding blanks trimmed, blank lines and `#` comments skipped.
+    /// One per line (LF or CRLF), surrounding blanks trimmed, blank lines and `#` comments
+    /// skipped. Lines are split on the UTF-8 bytes: as Characters, "\r\n" is one grapheme that
+    /// is not "\n", and a list saved with CRLF endings was read as a single line.
     static func entries(_ text: String) -> [(line: Int, text: String)] {
         var result: [(line: Int, text: String)] = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = Substring(raw.hasSuffix("\r") ? raw.dropLast() : raw).trimmingSpaces
+        let lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        for (index, bytes) in lines.enumerated() {
+            let raw = Substring(bytes)
+            let line = Substring(raw.utf8.last == UInt8(ascii: "\r") ? raw.utf8.dropLast() : raw.utf8).trimmingSpaces
             if line.isEmpty || line.hasPrefix("#") { continue }
             result.append((index + 1, line))
         }

@@ -25,10 +25,11 @@ enum ResumeStore {
     /// only leaves a part to restart).
     static func save(_ data: ResumeData, at paths: DownloadPaths, durable: Bool = true) throws(SessionError) {
         let directory = paths.directory.isEmpty ? "." : paths.directory
-        var template = Array((directory + "/.swget-state-XXXXXX").utf8CString)
+        var template = Array((directory + "/" + temporaryPrefix + "XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
         guard fd >= 0 else { throw ioError("cannot write resume state in '\(directory)'") }
         let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        _ = flock(fd, LOCK_EX)  // held until the rename: a scan tells a live writer from a dead one
         let bytes = data.serialized()
         let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         let synced = durable ? fsync(fd) : 0
@@ -98,7 +99,14 @@ enum ResumeStore {
         let sessionIdentifier: String?
     }
 
-    /// The state files in `directory` (one directory read) that name their owner.
+    /// The prefix of the temporary file a state is written to before its rename.
+    static let temporaryPrefix = ".swget-state-"
+    /// A temporary state file is locked by its writer until renamed; one that is unlocked and
+    /// at least this old was left by a process killed between writing and renaming it.
+    static let abandonedTemporaryAge: Int = 1
+
+    /// The state files in `directory` (one directory read) that name their owner. Temporary
+    /// state files that a killed process left behind are removed on the way.
     static func all(in directory: String) -> [Found] {
         guard let dir = opendir(directory.isEmpty ? "." : directory) else { return [] }
         defer { closedir(dir) }
@@ -106,6 +114,10 @@ enum ResumeStore {
         while let entry = readdir(dir) {
             let name = withUnsafePointer(to: entry.pointee.d_name) {
                 $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name.hasPrefix(temporaryPrefix) {
+                removeIfAbandoned(DownloadPaths.join(directory, name))
+                continue
             }
             guard name.hasSuffix(DownloadPaths.stateSuffix), !name.hasPrefix("."), found.count < 100_000,
                   let bytes = readRegularFile(DownloadPaths.join(directory, name)) else { continue }
@@ -116,6 +128,19 @@ enum ResumeStore {
             }
         }
         return found
+    }
+
+    /// Removes the temporary state file at `path` if its writer is gone: a regular file that
+    /// nobody holds the lock of, not modified for ``abandonedTemporaryAge`` seconds.
+    private static func removeIfAbandoned(_ path: String) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+              time(nil) - info.st_mtim.tv_sec >= abandonedTemporaryAge,
+              flock(fd, LOCK_EX | LOCK_NB) == 0 else { return }
+        unlink(path)
     }
 
     /// The contents of a regular file (never through a symlink), at most ``maxStateBytes``.

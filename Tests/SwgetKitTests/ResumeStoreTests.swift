@@ -1,0 +1,58 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import SwgetTestSupport
+@testable import SwgetKit
+
+/// A process killed between writing a state's temporary file and renaming it leaves the
+/// temporary file behind; the next scan of the directory removes it, and only it.
+@Suite("Resume store: temporary files of killed writers")
+struct ResumeStoreTests {
+    /// Creates `name` in `dir` with a modification time `age` seconds ago; returns its descriptor
+    /// (open, for a test that holds its lock) .
+    func temporary(_ dir: String, _ name: String, age: Int) throws -> Int32 {
+        let path = dir + "/" + name
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        try #require(fd >= 0)
+        let then = time(nil) - age
+        var times = [timespec(tv_sec: then, tv_nsec: 0), timespec(tv_sec: then, tv_nsec: 0)]
+        #expect(futimens(fd, &times) == 0)
+        return fd
+    }
+
+    func entries(_ dir: String) -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted() }
+
+    @Test func anAbandonedTemporaryFileIsRemovedAndALiveOneKept() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        close(try temporary(dir, ".swget-state-dead01", age: 30))
+        close(try temporary(dir, ".swget-state-fresh1", age: 0))
+        let live = try temporary(dir, ".swget-state-live01", age: 30)
+        defer { close(live) }
+        #expect(flock(live, LOCK_EX) == 0)
+        #expect(mkdir(dir + "/.swget-state-adir01", 0o755) == 0)
+        #expect(symlink("/etc/hostname", dir + "/.swget-state-link01") == 0)
+        close(try temporary(dir, "other.txt", age: 30))
+
+        #expect(ResumeStore.all(in: dir).isEmpty)
+        #expect(entries(dir) == [".swget-state-adir01", ".swget-state-fresh1", ".swget-state-link01", ".swget-state-live01",
+                                 "other.txt"])
+    }
+
+    @Test func aSavedStateLeavesNoTemporaryFile() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let paths = try #require(DownloadPaths(directory: dir, name: "f.bin"))
+        let data = ResumeData(originalURL: "http://h/f.bin", finalURL: "http://h/f.bin", etag: "\"e\"", lastModified: nil,
+                              expectedLength: 10, bytesOnDisk: 0, partPath: paths.partPath, finalPath: paths.finalPath,
+                              sessionIdentifier: "s")
+        try ResumeStore.save(data, at: paths)
+        #expect(entries(dir) == ["f.bin.swget"])
+    }
+}
