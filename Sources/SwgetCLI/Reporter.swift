@@ -311,6 +311,10 @@ final class Reporter: SessionDelegate {
     private func finished(_ task: DownloadTask, at location: String) {
         let now = Terminal.now()
         guard let t = transfers.withLock({ $0[task.taskIdentifier] }) else { return }
+        if options.indicator != .json && block == nil && options.verbosity == .quiet {
+            finishDots(task)
+            return  // -q: no line to build
+        }
         let path = location == "/dev/stdout" ? "-" : Terminal.relativePath(location)
         let elapsed = max(now - t.start, 1e-6)
         let size = task.countOfBytesReceived
