@@ -154,14 +154,18 @@ struct TmuxProgressTests {
     /// finished transfer's summary scrolls up above it, and the end leaves the three summaries,
     /// the batch line and nothing of the block.
     @Test func threeParallelTransfersShowABlockAndScrollUpWhenDone() async throws {
-        // Smallest and quickest first: 150 KB at 100 KB/s, 300 KB at 120 KB/s, 450 KB at 150 KB/s.
-        let files: [(name: String, payload: [UInt8], bytesPerWrite: Int)] = [
-            ("small.bin", body(150_000), 5_000), ("medium.bin", body(300_000), 6_000), ("large.bin", body(450_000), 7_500),
+        // 150 KB, 300 KB and 450 KB, each held by its gate at 30 KB until the test has seen the
+        // three bars move; then the smallest is let go first (a loaded machine cannot finish a file
+        // before the first screen, nor in another order).
+        let files: [(name: String, payload: [UInt8], bytesPerWrite: Int, gate: BodyGate)] = [
+            ("small.bin", body(150_000), 5_000, BodyGate()), ("medium.bin", body(300_000), 6_000, BodyGate()),
+            ("large.bin", body(450_000), 7_500, BodyGate()),
         ]
+        for file in files { file.gate.open(to: 30_000) }
         let names = files.map(\.name)
         let server = try await TestServer.start { request in
             guard let file = files.first(where: { "/" + $0.name == request.path }) else { return .status(404) }
-            return .ok(file.payload).trickled(bytesPerWrite: file.bytesPerWrite, every: .milliseconds(50))
+            return .ok(file.payload).trickled(bytesPerWrite: file.bytesPerWrite, every: .milliseconds(50), gate: file.gate)
         }
         let dir = try makeTemporaryDirectory()
         let command = TmuxSession.swgetCommand(arguments: ["-j", "3"] + names.map { "\(server.baseURL)/\($0)" },
@@ -171,8 +175,7 @@ struct TmuxProgressTests {
             try await cleaningUp({ await tmux.close() }) {
                 var screens: [TmuxScreen] = []
                 // 1. All three running: three bars and the total line, nothing else. Polls until every
-                // bar has moved (or, on a slow machine, until the first file is done: then the last
-                // block seen before that is the one checked).
+                // bar has moved (all three are held by their gates until then).
                 _ = try await tmux.waitForScreen("three bars with progress, or the first summary") { screen in
                     screens.append(screen)
                     let layout = BlockLayout(screen, names: names)
@@ -190,6 +193,7 @@ struct TmuxProgressTests {
                 #expect(blockLayout.total?.expected == "878.9 KiB", "the total counts all three lengths:\n\(block)")
 
                 // 2. The smallest finished: its summary above the two other bars and `Total  1/3 files`.
+                files[0].gate.openFully()
                 let afterFirst = try await tmux.waitForScreen("the first summary above two bars and the total") { screen in
                     screens.append(screen)
                     return BlockLayout(screen, names: names).summaries.count >= 1
@@ -203,6 +207,7 @@ struct TmuxProgressTests {
                 #expect(afterFirst.nonEmptyRows.count == 4, "one summary, two bars, the total:\n\(afterFirst)")
 
                 // 3. The end.
+                for file in files { file.gate.openFully() }
                 let final = try await tmux.waitForScreen("swget's exit", timeout: .seconds(60)) { screen in
                     screens.append(screen)
                     return screen.finished
