@@ -9,7 +9,7 @@ import Testing
 /// as reusable. The fault soak (`scripts/soak`) found that it did: a segment ending at its
 /// answer's last byte handed back a connection being closed, the pool leased it to the next
 /// download, and that download failed at once with "unexpected response data" (exit status 7,
-/// not retried) — a third of clean `-j 8 --split 4` runs of 16 files lost a file that way.
+/// not retried) — 3 of 5 fault-free `-j 8 --split 4` runs of 16 files lost a file that way.
 @Suite("Segment connection reuse")
 struct SegmentConnectionReuseTests {
     static let length: Int64 = 4 << 20
