@@ -6,6 +6,9 @@ let package = Package(
     products: [
         .library(name: "SwgetKit", targets: ["SwgetKit"]),
         .executable(name: "swget", targets: ["swget"]),
+        // The fuzz targets' properties, for the separate Fuzz/ package (a product only so that it
+        // can link them); the normal suite replays Fuzz/Corpus through the same code. Not an API.
+        .library(name: "SwgetFuzzChecks", targets: ["SwgetFuzzChecks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -68,6 +71,17 @@ let package = Package(
             dependencies: ["SwgetCLI", .product(name: "MallocInterposerSwift", package: "malloc-interposer")],
             path: "Tests/AllocationProbe"
         ),
+        // The property of every libFuzzer target in Fuzz/, shared by the fuzzers and the corpus
+        // replay of SwgetKitTests (Tests/SwgetKitTests/Hardening/).
+        .target(
+            name: "SwgetFuzzChecks",
+            dependencies: [
+                "SwgetKit",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         // Docs tooling: renders man/swget.1 from the option declarations (never in the binary).
         .target(name: "SwgetDocs", path: "Sources/SwgetDocs"),
         // The scriptable in-process HTTP(S) server that tests use to misbehave on purpose.
@@ -88,7 +102,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SwgetKitTests",
-            dependencies: ["SwgetKit", "SwgetTestSupport", .product(name: "NIOEmbedded", package: "swift-nio")]
+            dependencies: ["SwgetKit", "SwgetTestSupport", "SwgetFuzzChecks", .product(name: "NIOEmbedded", package: "swift-nio")]
         ),
         .testTarget(
             name: "swgetTests",

@@ -1,34 +1,9 @@
-// The content decoders (gzip, deflate, br, zstd and chains of them) through DecoderChain, fed in
-// random cuts. Properties: no output piece is larger than the decoder buffer; output stops at the
-// bound asked for; the chain's count matches the bytes handed out; and the cut points change
-// nothing (whole input and cut input decode to the same bytes and the same verdict).
+// FuzzDecoders: the input and its property are in Sources/SwgetFuzzChecks/DecodersProperty.swift (shared with the
+// corpus replay of the normal suite).
 import FuzzSupport
-import SwgetKit
-
-let outputLimit = 4 << 20
+import SwgetFuzzChecks
 
 @_cdecl("LLVMFuzzerTestOneInput")
-func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    var reader = FuzzReader(fuzzBytes(data, size))
-    let selector = reader.byte()
-    let all = ContentCoding.allCases
-    var codings = [all[Int(selector & 3) % all.count]]
-    if selector & 4 != 0 { codings.append(all[Int(selector >> 3 & 3) % all.count]) }
-    let cutCount = Int(reader.byte() & 7)
-    let cuts = (0..<cutCount).map { _ in reader.byte() }
-    let body = reader.rest
-    let whole = FuzzEntry.decode(codings, pieces: [body], outputLimit: outputLimit)
-    let cut = FuzzEntry.decode(codings, pieces: FuzzReader.split(body, cuts: cuts), outputLimit: outputLimit)
-    for summary in [whole, cut] {
-        require(summary.largestPiece <= FuzzEntry.decoderBufferSize, "piece of \(summary.largestPiece) bytes")
-        require(summary.bytes.count < outputLimit + FuzzEntry.decoderBufferSize, "output past the bound")
-        require(summary.chainCount == Int64(summary.bytes.count), "count \(summary.chainCount) vs \(summary.bytes.count)")
-    }
-    if !whole.stopped && !cut.stopped {
-        require(whole.failed == cut.failed, "verdict depends on cuts: \(codings) \(cuts)")
-        if !whole.failed { require(whole.bytes == cut.bytes, "output depends on cuts: \(codings) \(cuts)") }
-    }
-    return 0
-}
+func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt { fuzzCheck(.decoders, data, size) }
 
 runFuzzer(fuzzOne)

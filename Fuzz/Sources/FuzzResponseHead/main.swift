@@ -1,74 +1,9 @@
-// Response heads and body framing: raw bytes, in random cuts, through the response parser every
-// connection installs (NIO's HTTPResponseDecoder as HTTPConnection configures it) in an
-// EmbeddedChannel, and each head through ResponseFraming. Properties: a body whose framing says
-// `length N` or `none` and that the parser ends carries exactly N (or 0) bytes; the parser and
-// our framing agree on whether there is a body at all.
+// FuzzResponseHead: the input and its property are in Sources/SwgetFuzzChecks/ResponseHeadProperty.swift (shared with the
+// corpus replay of the normal suite).
 import FuzzSupport
-import NIOCore
-import NIOEmbedded
-import NIOHTTP1
-import SwgetKit
+import SwgetFuzzChecks
 
 @_cdecl("LLVMFuzzerTestOneInput")
-func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    var reader = FuzzReader(fuzzBytes(data, size))
-    let method: HTTPMethod = reader.byte() & 1 == 0 ? .GET : .HEAD
-    let cuts = (0..<Int(reader.byte() & 7)).map { _ in reader.byte() }
-    let pieces = FuzzReader.split(reader.rest, cuts: cuts)
-
-    let channel = EmbeddedChannel()
-    defer { _ = try? channel.finish() }
-    do {
-        try channel.pipeline.syncOperations.addHandler(HTTPRequestEncoder())
-        try channel.pipeline.syncOperations.addHandler(FuzzEntry.responseDecoder())
-        try channel.writeOutbound(HTTPClientRequestPart.head(HTTPRequestHead(version: .http1_1, method: method, uri: "/")))
-        try channel.writeOutbound(HTTPClientRequestPart.end(nil))
-    } catch {
-        require(false, "pipeline setup failed: \(error)")
-    }
-    var check = FramingCheck(method: method.rawValue)
-    for piece in pieces {
-        do {
-            try channel.writeInbound(channel.allocator.buffer(bytes: piece))
-        } catch {
-            return 0
-        }
-        check.drain(channel)
-    }
-    channel.close(promise: nil)
-    check.drain(channel)
-    return 0
-}
-
-struct FramingCheck {
-    let method: String
-    var framing: (body: String, expectedLength: Int64?, keepAlive: Bool)?
-    var bodyBytes: Int64 = 0
-    var violated = false
-
-    init(method: String) { self.method = method }
-
-    mutating func drain(_ channel: EmbeddedChannel) {
-        while let part = try? channel.readInbound(as: HTTPClientResponsePart.self) {
-            switch part {
-            case .head(let head):
-                let headers = HeaderFields(head.headers.map { ($0.name, $0.value) })
-                framing = FuzzEntry.responseFraming(requestMethod: method, status: Int(head.status.code),
-                                                    versionMajor: head.version.major, versionMinor: head.version.minor,
-                                                    headers: headers)
-                violated = framing == nil
-                bodyBytes = 0
-            case .body(let buffer):
-                bodyBytes += Int64(buffer.readableBytes)
-                if let framing, framing.body == "none" { require(bodyBytes == 0, "body bytes after a head without a body") }
-            case .end:
-                if let framing, let length = framing.expectedLength {
-                    require(bodyBytes == length, "framing \(framing.body) but the parser delivered \(bodyBytes) bytes")
-                }
-                framing = nil
-            }
-        }
-    }
-}
+func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt { fuzzCheck(.responseHead, data, size) }
 
 runFuzzer(fuzzOne)

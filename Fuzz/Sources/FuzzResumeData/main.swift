@@ -1,28 +1,9 @@
-// Resume state files (NAME.swget): JSON that a crash, another tool or an attacker may have left.
-// Properties: decoding never crashes; validation holds its documented invariants; a decoded
-// state serialises and decodes to the same value.
+// FuzzResumeData: the input and its property are in Sources/SwgetFuzzChecks/ResumeDataProperty.swift (shared with the
+// corpus replay of the normal suite).
 import FuzzSupport
-import SwgetKit
+import SwgetFuzzChecks
 
 @_cdecl("LLVMFuzzerTestOneInput")
-func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    let bytes = fuzzBytes(data, size)
-    guard let state = ResumeData(serialized: bytes) else { return 0 }
-    let again = ResumeData(serialized: state.serialized())
-    require(again == state, "round trip changed the state")
-    for partLength in [Int64(0), state.bytesOnDisk, Int64.max] {
-        guard case .success(let valid) = state.validated(partLength: partLength) else { continue }
-        require(valid.bytesOnDisk >= 0 && valid.bytesOnDisk <= partLength, "bytesOnDisk outside the part")
-        if let length = valid.expectedLength { require(valid.bytesOnDisk <= length, "bytesOnDisk past the length") }
-        if let segments = valid.segments {
-            var previous: Int64 = -1
-            for range in segments {
-                require(range.start > previous && range.start < range.end, "segments out of order")
-                previous = range.end
-            }
-        }
-    }
-    return 0
-}
+func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt { fuzzCheck(.resumeData, data, size) }
 
 runFuzzer(fuzzOne)

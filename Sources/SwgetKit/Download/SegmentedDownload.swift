@@ -149,13 +149,16 @@ struct SegmentWorker: Sendable {
             let outcome: Outcome
             if let open = opening {
                 opening = nil
-                outcome = await fetch(range, end: end, index: index, on: open.final, landed: landed)
+                outcome = await fetch(range, end: end, index: index, on: open.final, landed: landed).outcome
             } else {
                 do {
                     outcome = try await fetcher.fetch(adding: segmentFields(range)) { final in
                         if let refusal = judge(final.response, range: range) { return (refusal, false) }
-                        let outcome = await fetch(range, end: end, index: index, on: final, landed: landed)
-                        if case .complete = outcome { return (outcome, true) }
+                        let (outcome, bodyEnded) = await fetch(range, end: end, index: index, on: final, landed: landed)
+                        // A segment that stopped before its answer's end (a steal lowered it,
+                        // or it ended exactly at the body's last byte, before the end of the
+                        // message was read) closed its connection: never hand that back.
+                        if case .complete = outcome, bodyEnded { return (outcome, true) }
                         return (outcome, false)
                     }
                 } catch {
@@ -213,11 +216,13 @@ struct SegmentWorker: Sendable {
         }
     }
 
-    /// Streams one segment into the part file at its offsets.
+    /// Streams one segment into the part file at its offsets. `bodyEnded`: the answer was read
+    /// to its end, so its connection can carry another request.
     private func fetch(_ range: ByteRange, end: SegmentEnd, index: Int, on final: FinalResponse,
-                       landed: @Sendable () -> Void) async -> Outcome {
+                       landed: @Sendable () -> Void) async -> (outcome: Outcome, bodyEnded: Bool) {
         var received: Int64 = 0
         var failure: SessionError?
+        var bodyEnded = false
         let spec = SinkSpec.file(fd: fd, progressInterval: .milliseconds(100), segment: SegmentWindow(start: range.start, end: end))
         board.track(index, final.body)
         defer { board.track(index, nil) }
@@ -234,11 +239,12 @@ struct SegmentWorker: Sendable {
                         try FileWriter.writeAll(bytes, to: fd, at: position, landed: &landedBytes)
                     }
                 } catch {
-                    return .fatal(error)
+                    return (.fatal(error), false)
                 }
                 position += Int64(landedBytes)
             }
             received = position - range.start
+            bodyEnded = true
         } else {
             await final.body.streamBody(spec) { event in
                 switch event {
@@ -248,6 +254,7 @@ struct SegmentWorker: Sendable {
                     landed()
                 case .end(let bodyEnd):
                     received = bodyEnd.bytes
+                    bodyEnded = !bodyEnd.stoppedEarly
                 case .failed(let error):
                     failure = error
                 case .data:
@@ -257,8 +264,11 @@ struct SegmentWorker: Sendable {
         }
         board.received(index, upTo: range.start + received)
         landed()
-        if let failure { return failure.category == .fileIO ? .fatal(failure) : .cut(failure) }
-        return range.start + received >= end.value ? .complete : .cut(SessionError.connectionClosed.with("segment ended early"))
+        if let failure { return (failure.category == .fileIO ? .fatal(failure) : .cut(failure), false) }
+        guard range.start + received >= end.value else {
+            return (.cut(SessionError.connectionClosed.with("segment ended early")), false)
+        }
+        return (.complete, bodyEnded)
     }
 }
 

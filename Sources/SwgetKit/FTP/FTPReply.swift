@@ -103,6 +103,11 @@ enum FTPReplyError: Error, Equatable, Sendable, CustomStringConvertible {
 /// kept. Memory is bounded by ``Limits``: a hostile server sending an endless line or a million
 /// continuation lines gets an error, not our memory. After an error every later call throws the
 /// same error. Telnet option negotiation (RFC 959 §4.1.2's IAC sequences) is not interpreted.
+///
+/// The pieces the bytes arrive in never change the result: the replies completed before a bad
+/// line are returned even when the bad line arrives in the same piece (the error is then thrown
+/// by the next call, and ``failure`` shows it at once). Found by the FuzzFTP fuzzer: a read
+/// holding `226 …\r\n` and garbage used to lose the 226, where two reads delivered it.
 struct FTPReplyParser: Sendable {
     /// Bounds on what one reply may hold.
     struct Limits: Sendable {
@@ -122,7 +127,9 @@ struct FTPReplyParser: Sendable {
     private var line: [UInt8] = []
     /// The multi-line reply being read: its code and the lines so far.
     private var open: (code: Int, lines: [String], bytes: Int)?
-    private var failure: FTPReplyError?
+    /// The error that ended the stream, set as soon as the bad line is read; every later call
+    /// throws it.
+    private(set) var failure: FTPReplyError?
 
     /// A parser at the start of a connection.
     init(limits: Limits = Limits()) {
@@ -132,7 +139,9 @@ struct FTPReplyParser: Sendable {
     /// True while a reply is incomplete (bytes of a line, or a multi-line reply without its end).
     var hasPartialReply: Bool { !line.isEmpty || open != nil }
 
-    /// Reads `bytes` and returns the replies they complete, in order (often none or one).
+    /// Reads `bytes` and returns the replies they complete, in order (often none or one). A bad
+    /// line stops the reading: it throws, unless replies were completed before it in `bytes`
+    /// (then they are returned, ``failure`` is set, and the next call throws).
     mutating func feed<Bytes: Sequence>(_ bytes: Bytes) throws(FTPReplyError) -> [FTPReply] where Bytes.Element == UInt8 {
         if let failure { throw failure }
         var replies: [FTPReply] = []
@@ -145,7 +154,8 @@ struct FTPReplyParser: Sendable {
                     if let reply = try take(complete) { replies.append(reply) }
                 } catch {
                     failure = error
-                    throw error
+                    if replies.isEmpty { throw error }
+                    return replies
                 }
             } else {
                 // One byte of slack for the CR that may precede the LF.
@@ -153,7 +163,8 @@ struct FTPReplyParser: Sendable {
                     let error = FTPReplyError.lineTooLong(limit: limits.maxLineLength)
                     failure = error
                     line = []
-                    throw error
+                    if replies.isEmpty { throw error }
+                    return replies
                 }
                 line.append(byte)
             }

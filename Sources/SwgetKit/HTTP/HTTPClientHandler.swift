@@ -265,7 +265,12 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         guard let (sink, _) = sink else { return false }
         do {
             for part in parts where try sink.write(part) == .satisfied {
-                perform(machine.sinkSatisfied())
+                let action = machine.sinkSatisfied()
+                // Parts of a body that already failed (a connection cut while the head was
+                // parked) arrive with the machine closed: nothing is left to close, but the
+                // satisfied sink must still end, or its reader waits forever. Found by the
+                // fault soak: a segmented download hung on its first answer.
+                if case .none = action { finishBody() } else { perform(action) }
                 return false
             }
         } catch {

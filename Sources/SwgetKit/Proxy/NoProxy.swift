@@ -89,7 +89,8 @@ public struct NoProxy: Sendable, Equatable, CustomStringConvertible {
             case .everything:
                 return "*"
             case .domain(let name, let port):
-                return port.map { "\(name):\($0)" } ?? name
+                let text = Self.canonicalName(name)
+                return port.map { "\(text):\($0)" } ?? text
             case .network(let address, let prefixLength, let port):
                 let text = IPLiteral.format(address)
                 let full = prefixLength == address.count * 8 ? text : "\(text)/\(prefixLength)"
@@ -97,6 +98,19 @@ public struct NoProxy: Sendable, Equatable, CustomStringConvertible {
                 return address.count == 16 ? "[\(full)]:\(port)" : "\(full):\(port)"
             }
         }.joined(separator: ",")
+    }
+
+    /// A name entry as text that parses back to the same name. Parsing drops one leading `.` or
+    /// `*.` and one trailing `.`, and reads `*`, `[…` and IP literals otherwise, so a name that
+    /// still has such a form after parsing (`127..` is the name `127.`; `.*.x` is `*.x`) gets a
+    /// dot put back where parsing will remove it. Found by the FuzzProxy fuzzer.
+    static func canonicalName(_ name: String) -> String {
+        var text = name
+        if text == "*" || text.hasPrefix(".") || text.hasPrefix("*.") || text.hasPrefix("[") || IPLiteral.parse(text) != nil {
+            text = "." + text
+        }
+        if text.hasSuffix(".") { text += "." }
+        return text
     }
 
     // MARK: parsing

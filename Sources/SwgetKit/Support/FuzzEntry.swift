@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOHTTP1
 
@@ -26,6 +27,15 @@ public enum FuzzEntry {
         }
         return (body, framing.expectedLength, framing.keepAlive)
     }
+
+    /// A `Set-Cookie` value as `SetCookieParser` reads it at `now`: the cookie's name and value,
+    /// or nil when it is refused.
+    public static func setCookie(_ header: String, now: Date) -> (name: String, value: String)? {
+        (try? SetCookieParser.parse(header, now: now)).map { ($0.name, $0.value) }
+    }
+
+    /// The most bytes a cookie's name and value may hold together.
+    public static var maxCookieNameValueBytes: Int { SetCookieParser.maxNameValueBytes }
 
     /// A `Content-Range` value as the resume negotiation reads it.
     public static func contentRange(_ value: String) -> (first: Int64?, last: Int64?, total: Int64?)? {

@@ -45,6 +45,10 @@ struct NetrcTests {
         LookupCase("login compared exactly", "machine h login Alice password p", host: "h", login: "alice", nil),
         LookupCase("entry without a login takes the one asked", "machine h password p", host: "h", login: "bob",
                    Entry(machine: "h", login: "bob", password: "p")),
+        // By design (FuzzNetrc's finding was a wrong property, not a parser bug): the answer is
+        // the file's entry with the asked login filled in, so it is not one of `entries`.
+        LookupCase("default without a login takes the one asked", "default password guest\nmachine a.com login a password pa",
+                   host: "b.com", login: "a", Entry(machine: nil, login: "a", password: "guest")),
         LookupCase("exact login preferred to an entry without one", "machine h password p0\nmachine h login bob password p1", host: "h", login: "bob",
                    Entry(machine: "h", login: "bob", password: "p1")),
         LookupCase("quoted tokens and escapes", #"machine h login "my user" password "p\"w\\d\n\tx\q""#, host: "h",

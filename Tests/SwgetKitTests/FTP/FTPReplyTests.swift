@@ -124,9 +124,36 @@ struct FTPReplyTests {
             var parser = FTPReplyParser()
             #expect(throws: c.error, "\(cut)") {
                 for piece in cut.pieces(Array(c.wire.utf8)) { _ = try parser.feed(piece) }
+                try parser.finish()
             }
+            #expect(parser.failure == c.error)
             // The parser stays failed.
             #expect(throws: c.error) { _ = try parser.feed(Array("200 ok\r\n".utf8)) }
+        }
+    }
+
+    /// The replies before a bad line are delivered whatever the cuts, and the error follows
+    /// (FuzzFTP's first finding: the whole stream lost the 150 that a cut stream delivered).
+    @Test(arguments: [
+        ("150 Opening\r\n226\0\u{2}\u{3}\u{7}220 Welcome Done\r\n", [FTPReply(150, "Opening")],
+         FTPReplyError.malformed("226\0\u{2}\u{3}\u{7}220 Welcome Done")),
+        ("226 done\r\n221 bye\r\nhello\r\n", [FTPReply(226, "done"), FTPReply(221, "bye")], .malformed("hello")),
+        ("220-a\r\n220 b\r\n" + String(repeating: "x", count: 9000) + "\r\n", [FTPReply(code: 220, lines: ["a", "b"])],
+         .lineTooLong(limit: 8 << 10)),
+    ])
+    func repliesBeforeABadLineDoNotDependOnCuts(_ wire: String, _ replies: [FTPReply], _ error: FTPReplyError) {
+        for cut in FTPCut.all {
+            var parser = FTPReplyParser()
+            var got: [FTPReply] = []
+            var thrown: FTPReplyError?
+            do {
+                for piece in cut.pieces(Array(wire.utf8)) { got += try parser.feed(piece) }
+                try parser.finish()
+            } catch {
+                thrown = error
+            }
+            #expect(got == replies, "\(cut)")
+            #expect(thrown == error, "\(cut)")
         }
     }
 

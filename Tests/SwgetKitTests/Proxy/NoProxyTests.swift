@@ -147,6 +147,26 @@ struct NoProxyTests {
         #expect(try NoProxy(parsing: list.description) == list)
     }
 
+    /// Names that keep a leading or trailing dot, a `*`, a bracket or an address form after parsing
+    /// are written so that they parse back to themselves (FuzzProxy's finding: `127..`, the name
+    /// `127.`, was written `127.`, which parses to the name `127`).
+    @Test(arguments: [
+        ("127..", "127..", NoProxy.Entry.domain("127.", port: nil)),
+        ("..x", "..x", .domain(".x", port: nil)),
+        (".*.x", ".*.x", .domain("*.x", port: nil)),
+        (".*", ".*", .domain("*", port: nil)),
+        (".[x:81", ".[x:81", .domain("[x", port: 81)),
+        (".127.0.0.1", ".127.0.0.1", .domain("127.0.0.1", port: nil)),
+        ("...", "...", .domain(".", port: nil)),
+        ("a.b.", "a.b", .domain("a.b", port: nil)),
+    ])
+    func awkwardNamesRoundTrip(_ list: String, _ canonical: String, _ entry: NoProxy.Entry) throws {
+        let parsed = try NoProxy(parsing: list)
+        #expect(parsed.entries == [entry])
+        #expect(parsed.description == canonical)
+        #expect(try NoProxy(parsing: parsed.description) == parsed)
+    }
+
     @Test func entriesAreParsedToValues() throws {
         let list = try NoProxy(parsing: "a.org,10.0.0.0/8:22")
         #expect(list.entries == [.domain("a.org", port: nil), .network(address: [10, 0, 0, 0], prefixLength: 8, port: 22)])

@@ -23,12 +23,13 @@ final class FTPControlChannelHandler: ChannelInboundHandler, RemovableChannelHan
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !broken else { return }
         let buffer = unwrapInboundIn(data)
-        do {
-            for reply in try parser.feed(buffer.readableBytesView) {
-                mailbox.post(.event(.reply(reply), dataLink: nil))
-            }
-        } catch {
-            fail(context: context, SessionError.badResponse.with(error.description))
+        // The replies before a bad line come first, whatever the read held (see FTPReplyParser).
+        let replies = (try? parser.feed(buffer.readableBytesView)) ?? []
+        for reply in replies {
+            mailbox.post(.event(.reply(reply), dataLink: nil))
+        }
+        if let failure = parser.failure {
+            fail(context: context, SessionError.badResponse.with(failure.description))
         }
     }
 
