@@ -16,8 +16,12 @@ struct BodyStreamingTests {
     @Test func aCancelledReaderLetsGoOfTheFileBeforeReturning() async throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        // 1 MB, 1 kB every 10 ms: far from done when the reader gives up.
-        try await withServer({ _ in .ok(bytes(1_000_000)).trickled(bytesPerWrite: 1000, every: .milliseconds(10)) }) { server in
+        // 1 MB, 1 kB every 10 ms, held at 20 kB by a gate until the reader has given up: the body
+        // cannot end first, however long a loaded machine keeps this test from running (a whole
+        // body read before the cancel leaves a healthy keep-alive connection open, as it should).
+        let gate = BodyGate()
+        gate.open(to: 20_000)
+        try await withServer({ _ in .ok(bytes(1_000_000)).trickled(bytesPerWrite: 1000, every: .milliseconds(10), gate: gate) }) { server in
             let url = try #require(URL(string: server.baseURL + "/f"))
             let settings = HTTPConnection.Settings(connectTimeout: .seconds(10), idleReadTimeout: .seconds(30),
                                                    receiveBufferSize: 64 * 1024, maxHeaderBytes: 64 * 1024, tls: nil)
@@ -38,6 +42,7 @@ struct BodyStreamingTests {
             while size(path) < 5_000 { try await Task.sleep(for: .milliseconds(5)) }
             reader.cancel()
             await reader.value
+            gate.openFully()
             let atReturn = size(path)
             // The server goes on sending for seconds: any write still going on would show here.
             try await Task.sleep(for: .milliseconds(300))
