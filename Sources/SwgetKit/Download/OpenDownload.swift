@@ -84,17 +84,9 @@ enum OpenDownload: Sendable {
     func publish() throws(SessionError) -> String {
         switch self {
         case .part(let file):
-            do {
-                return try file.publish()
-            } catch {
-                throw SessionError.fileIO.with(error.description).errno(error.errno)
-            }
+            return try Self.published(file.publish)
         case .unnamed(let file):
-            do {
-                return try file.publish()
-            } catch {
-                throw SessionError.fileIO.with(error.description).errno(error.errno)
-            }
+            return try Self.published(file.publish)
         case .inPlace(let fd, let path, _):
             close(fd)
             return path
@@ -110,6 +102,15 @@ enum OpenDownload: Sendable {
         case .unnamed(let file): file.abandon()
         case .inPlace(let fd, _, _): close(fd)
         case .standardOutput: break
+        }
+    }
+
+    /// The path `publish` returns, its failure as a file error.
+    private static func published(_ publish: () throws(DestinationError) -> String) throws(SessionError) -> String {
+        do {
+            return try publish()
+        } catch {
+            throw SessionError.fileIO.with(error.description).errno(error.errno)
         }
     }
 
