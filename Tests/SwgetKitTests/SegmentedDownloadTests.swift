@@ -188,4 +188,59 @@ struct SegmentedDownloadTests {
             #expect(held >= 300_000 - 100_000)
         }
     }
+
+    /// A kill -9 must find, at every moment, a state that claims only bytes the part holds.
+    /// The part holds a checkpointed segment map; its continuation is answered with a wrong
+    /// Content-Range, so the download restarts and cuts the part to zero. The state beside the
+    /// part must say so before the new request goes out: otherwise a kill once the new
+    /// attempt's segments had written here and there would leave the old map to be trusted,
+    /// and the rerun would publish zeros (the fault soak's finding, seed 20261127).
+    @Test func aRestartRewritesTheStateBeforeTheCutPartGrowsAgain() async throws {
+        let dir = try makeTemporaryDirectory()
+        let identifier = "cut-test"
+        let held: [ByteRange] = [ByteRange(start: 0, end: 200_000), ByteRange(start: 300_000, end: 400_000)]
+        var part = Array(Self.source.prefix(400_000))
+        for index in 200_000..<300_000 { part[index] = 0 }  // the gap of the map holds nothing yet
+        try Data(part).write(to: URL(fileURLWithPath: dir + "/k.bin.part"))
+        let gate = BodyGate()  // every answer after the restart waits here
+        let restarted = Mutex(false)
+        let (newRequests, arrived) = AsyncStream.makeStream(of: Void.self)
+        try await withServer({ request in
+            let response = TestResponse.serving(Self.source, to: request, etag: "\"s1\"")
+            if request.header("Range") == "bytes=200000-" && !restarted.withLock({ $0 }) {
+                return response.withoutHeader("Content-Range").withHeader("Content-Range", "bytes 199000-998999/1000000")
+            }
+            if request.header("Range") == nil { restarted.withLock { $0 = true } }
+            arrived.yield()
+            return response.trickled(bytesPerWrite: 50_000, every: .milliseconds(1), gate: gate)
+        }) { server in
+            let url = server.baseURL + "/k.bin"
+            let paths = try #require(DownloadPaths(directory: dir, name: "k.bin"))
+            var stored = ResumeData(originalURL: url, finalURL: url, etag: "\"s1\"", lastModified: nil, expectedLength: 1_000_000,
+                                    bytesOnDisk: 200_000, partPath: paths.partPath, finalPath: paths.finalPath,
+                                    sessionIdentifier: identifier)
+            stored.segments = held
+            try ResumeStore.save(stored, at: paths)
+            let task = Session(configuration: Self.configuration(background: identifier))
+                .downloadTask(with: request(url), destination: .directory(dir))
+            task.resume()
+            for await _ in newRequests where restarted.withLock({ $0 }) { break }
+            // The restart's first request is out: what a kill now would leave behind.
+            // Read as the rerun would, before it checks the part's length (which catches only
+            // the moment right after the cut, not the part grown again by the new attempt).
+            let onDisk = try #require(ResumeData(serialized: [UInt8](Data(contentsOf: URL(fileURLWithPath: paths.statePath)))))
+            let partNow = try [UInt8](Data(contentsOf: URL(fileURLWithPath: paths.partPath)))
+            let claimed = onDisk.segments ?? [ByteRange(start: 0, end: onDisk.bytesOnDisk)]
+            for range in claimed where range.count > 0 {
+                #expect(range.end <= Int64(partNow.count), "the state claims \(range); the part holds \(partNow.count) bytes")
+                if range.end <= Int64(partNow.count) {
+                    #expect(partNow[Int(range.start)..<Int(range.end)] == Self.source[Int(range.start)..<Int(range.end)])
+                }
+            }
+            gate.openFully()
+            #expect(await task.outcome() == nil)
+            #expect(fingerprint(contents(paths.finalPath)) == fingerprint(Self.source))
+        }
+        #expect(files(in: dir) == ["k.bin"])
+    }
 }

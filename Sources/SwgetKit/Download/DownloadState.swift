@@ -30,6 +30,8 @@ struct DownloadState: Sendable {
     private(set) var restartsHeldBytes = false
     private var lastCheckpoint: Int64 = 0
     private var lastCheckpointTime: NIODeadline = .distantPast
+    /// The state last written beside the part (or found there), while it claims any bytes.
+    private var claimOnDisk: ResumeData?
 
     /// How the next request asks for the body.
     enum Plan: Equatable {
@@ -138,6 +140,35 @@ struct DownloadState: Sendable {
         guard checkpoints, force || now - lastCheckpointTime >= .seconds(1) else { return nil }
         lastCheckpointTime = now
         return resume
+    }
+
+    /// `data` was written beside the part file (or found there when the download began); nil:
+    /// the state there was removed.
+    mutating func saved(_ data: ResumeData?) {
+        claimOnDisk = data.flatMap { Self.furthestClaim(of: $0) > 0 ? $0 : nil }
+    }
+
+    /// The part file is about to be cut to `offset` bytes (a restart, or a single connection
+    /// continuing a segmented part from its first gap). From here on the state claims nothing
+    /// at or after `offset`: no segments, at most `offset` bytes. Returns the state to write
+    /// beside the part *before* the cut when the one there claims more; otherwise a kill -9
+    /// between the cut and the next checkpoint would leave a state describing bytes the part no
+    /// longer holds, and once the part grew again (segments write all over it) the next run
+    /// would trust them and publish zeros.
+    mutating func cut(to offset: Int64) -> ResumeData? {
+        if resume?.segments != nil { resume?.segments = nil }
+        if let held = resume?.bytesOnDisk, held > offset { resume?.bytesOnDisk = offset }
+        lastCheckpoint = min(lastCheckpoint, offset)
+        guard var onDisk = claimOnDisk, Self.furthestClaim(of: onDisk) > offset else { return nil }
+        onDisk = resume ?? onDisk
+        onDisk.segments = nil
+        onDisk.bytesOnDisk = min(onDisk.bytesOnDisk, offset)
+        return onDisk
+    }
+
+    /// One past the last byte `data` says the part holds.
+    private static func furthestClaim(of data: ResumeData) -> Int64 {
+        max(data.bytesOnDisk, data.segments?.last?.end ?? 0)
     }
 
     /// The part file was just created: the first checkpoint is due a second from now.

@@ -43,6 +43,7 @@ extension DownloadTransfer {
         }
         valid = valid.located(at: paths)
         state.resume = valid
+        state.saved(valid)
         let opened = OpenDownload.part(part)
         file = opened
         if valid.segments == nil { try opened.position(at: valid.bytesOnDisk) }
@@ -180,6 +181,7 @@ extension DownloadTransfer {
         if checkpoints, let paths = opened.paths, var data = state.resume {
             // The new part's first state claims no bytes: unsynced, so a small file needs no sync.
             data.bytesOnDisk = 0
+            data.segments = nil
             try? ResumeStore.save(data.located(at: paths), at: paths, durable: false)
         }
         task.emit(.destinationCreated(URL(filePath: opened.visiblePath)))

@@ -63,12 +63,12 @@ final class DownloadTransfer: ResponseConsumer {
         guard resumable else {
             // No range for the answer to a request with a body: each attempt writes from zero.
             state.resume = nil
-            if let file, file.canTruncate { try? file.position(at: 0) }
+            if let file, file.canTruncate { try? cutPart(file, to: 0) }
             return startOffset.map(StartOffset.fields) ?? []
         }
         switch state.plan(toStandardOutput: toStandardOutput) {
         case .fresh(let truncate):
-            if truncate, let file, file.canTruncate { try? file.position(at: 0) }
+            if truncate, let file, file.canTruncate { try? cutPart(file, to: 0) }
             return []
         case .resume(_, let fields):
             return fields.map { ($0.name, $0.value) }
@@ -117,7 +117,7 @@ final class DownloadTransfer: ResponseConsumer {
                 if response.statusCode == 416 { return await keepLocalFile(final, held: held, remoteLength: nil) }
                 return .failed(refusal(reason), reusable: false)
             }
-            if let file { try? file.position(at: 0) }
+            if let file { try? cutPart(file, to: 0) }
             return .restart(reason: reason, reusable: false)
         case .complete:
             task.status.withLockedValue { $0.bytesReceived = state.resume?.bytesOnDisk ?? 0 }
@@ -162,17 +162,19 @@ final class DownloadTransfer: ResponseConsumer {
         }
         guard let file else { return finish(reusable: false, publishing: false) }  // skipped (-nc)
         let expected = state.resume?.expectedLength ?? response.expectedContentLength.map { $0 + offset }
-        let segments = !resumable ? nil : SegmentedDownload.plan(for: response, offset: offset, state: state, transform: transform,
-                                                                 file: file, configuration: session.configuration)
+        // Only a loader that can fetch ranges splits.
+        let fetcher = resumable ? loader?.segmentFetcher : nil
+        let segments = fetcher == nil ? nil : SegmentedDownload.plan(for: response, offset: offset, state: state, transform: transform,
+                                                                      file: file, configuration: session.configuration)
         do {
             // A segmented transfer keeps what lies beyond `offset`: ranges already written, or
-            // bytes its workers will overwrite.
-            if segments == nil || (offset == 0 && state.resume?.segments?.isEmpty != false) { try file.position(at: offset) }
+            // bytes its workers will overwrite. One connection continues from `offset` only.
+            if segments == nil || (offset == 0 && state.resume?.segments?.isEmpty != false) { try cutPart(file, to: offset) }
         } catch {
             return .failed(error, reusable: false)
         }
         if offset > 0 { task.emit(.resumed(atOffset: offset, expectedTotalBytes: expected)) }
-        if let segments, let fetcher = loader?.segmentFetcher {
+        if let segments, let fetcher {
             if let failure = await SegmentedDownload(transfer: self, fetcher: fetcher, plan: segments, response: response).run(first: final) {
                 return failure
             }
@@ -266,7 +268,26 @@ final class DownloadTransfer: ResponseConsumer {
     /// Syncs the part file, then saves `data` as its state: the state never claims bytes that a
     /// crash could still lose.
     func save(_ data: ResumeData, at paths: DownloadPaths, fd: Int32) {
-        if fdatasync(fd) == 0 { try? ResumeStore.save(data.located(at: paths), at: paths) }
+        guard fdatasync(fd) == 0 else { return }
+        let located = data.located(at: paths)
+        if (try? ResumeStore.save(located, at: paths)) != nil { state.saved(located) }
+    }
+
+    /// Cuts the part (or a file in place) to `offset` bytes and positions it there. The state
+    /// beside a part is rewritten first when it claims bytes at or after `offset`
+    /// (``DownloadState/cut(to:)``): kill -9 between any two steps leaves a state that claims
+    /// only bytes the part still holds.
+    func cutPart(_ file: OpenDownload, to offset: Int64) throws(SessionError) {
+        if let claim = state.cut(to: offset), let paths = file.paths {
+            let located = claim.located(at: paths)
+            if checkpoints, (try? ResumeStore.save(located, at: paths, durable: false)) != nil {
+                state.saved(located)
+            } else {
+                ResumeStore.remove(at: paths)
+                state.saved(nil)
+            }
+        }
+        try file.position(at: offset)
     }
 
     /// Decides what this attempt decodes and bounds. Only a body written from byte 0 is

@@ -84,12 +84,13 @@ struct SegmentedDownload {
             }
             post.finish()
         }
-        report(board, expected: expected, force: true)
+        // A restart throws the map away: no last checkpoint of it.
+        report(board, expected: expected, force: board.restartReason == nil)
         if board.disableSegments { transfer.state.segmentsDisabled = true }
         if let reason = task.cancellation { return .failed(reason, reusable: false) }
         if let reason = board.restartReason {
             transfer.state.resume = nil  // nothing stored is worth anything now
-            try? transfer.file?.position(at: 0)
+            if let file = transfer.file { try? transfer.cutPart(file, to: 0) }
             return .restart(reason: reason, reusable: false)
         }
         guard board.isComplete else {

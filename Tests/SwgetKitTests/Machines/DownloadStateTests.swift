@@ -325,4 +325,69 @@ struct DownloadStateTests {
         #expect(state.segmentsWritten(one, now: Self.at(9000), checkpoints: false, force: true) == nil)
         #expect(state.resume?.segments == one)
     }
+
+    // MARK: - cutting the part
+
+    struct CutCase: CustomTestStringConvertible, Sendable {
+        let name: String
+        /// The state beside the part (nil: none, or one claiming nothing).
+        let onDisk: ResumeData?
+        /// The state in memory when the part is cut (nil: thrown away by a restart).
+        let inMemory: ResumeData?
+        let offset: Int64
+        /// What must be written beside the part before the cut (nil: what is there is true).
+        let rewrite: (bytes: Int64, segments: [ByteRange]?)?
+        var testDescription: String { name }
+    }
+
+    static let map = [ByteRange(start: 0, end: 400), ByteRange(start: 900, end: 1500), ByteRange(start: 3000, end: 5000)]
+
+    static let cuts: [CutCase] = [
+        CutCase(name: "a new part: nothing on disk claims bytes", onDisk: nil, inMemory: stored(bytes: 0), offset: 0, rewrite: nil),
+        CutCase(name: "a restart throws a checkpointed prefix away", onDisk: stored(bytes: 4000), inMemory: nil, offset: 0,
+                rewrite: (0, nil)),
+        CutCase(name: "a restart throws a checkpointed segment map away", onDisk: stored(bytes: 400, segments: map), inMemory: nil,
+                offset: 0, rewrite: (0, nil)),
+        CutCase(name: "one connection continues a segment map from its first gap", onDisk: stored(bytes: 400, segments: map),
+                inMemory: stored(bytes: 400, segments: map), offset: 400, rewrite: (400, nil)),
+        CutCase(name: "continuing a prefix at its end claims nothing new", onDisk: stored(bytes: 4000), inMemory: stored(bytes: 4000),
+                offset: 4000, rewrite: nil),
+        CutCase(name: "a checkpoint behind the cut stays true", onDisk: stored(bytes: 1000), inMemory: stored(bytes: 4000),
+                offset: 2000, rewrite: nil),
+        CutCase(name: "a map ending before the cut stays true", onDisk: stored(bytes: 400, segments: [ByteRange(start: 0, end: 400)]),
+                inMemory: stored(bytes: 400, segments: [ByteRange(start: 0, end: 400)]), offset: 400, rewrite: nil),
+    ]
+
+    /// Cutting the part is a transition of the state: afterwards nothing at or past the cut is
+    /// claimed, in memory or (written before the cut) on disk.
+    @Test(arguments: cuts)
+    func cut(_ c: CutCase) {
+        var state = DownloadState()
+        state.saved(c.onDisk)
+        state.resume = c.inMemory
+        let rewrite = state.cut(to: c.offset)
+        #expect(rewrite?.bytesOnDisk == c.rewrite?.bytes)
+        #expect(rewrite?.segments == nil)
+        if let memory = state.resume {
+            #expect(memory.segments == nil)
+            #expect(memory.bytesOnDisk <= c.offset)
+        }
+        // Once written, the state on disk is true: a second cut at the same place writes nothing.
+        if let rewrite { state.saved(rewrite) }
+        #expect(state.cut(to: c.offset) == nil)
+    }
+
+    @Test("after a cut, checkpoints count again from the cut")
+    func checkpointsAfterACut() {
+        var state = DownloadState()
+        state.resume = Self.stored(bytes: 0)
+        state.startedFile(now: Self.at(0))
+        let first = state.progressed(to: 300 * 1024, now: Self.at(10), checkpoints: true)
+        #expect(first?.bytesOnDisk == Int64(300 * 1024))
+        _ = state.cut(to: 0)
+        let early = state.progressed(to: 100 * 1024, now: Self.at(20), checkpoints: true)
+        #expect(early == nil)
+        let again = state.progressed(to: 300 * 1024, now: Self.at(30), checkpoints: true)
+        #expect(again?.bytesOnDisk == Int64(300 * 1024))
+    }
 }
