@@ -231,7 +231,22 @@ final class FTPTestSession: ChannelInboundHandler {
             case (_, nil): lines.append("drwxr-xr-x    2 ftp      ftp          4096 Jan 01  2024 \(name)")
             }
         }
-        let payload = Array(lines.map { $0 + "\r\n" }.joined().utf8)
+        var payload = Array(lines.map { $0 + "\r\n" }.joined().utf8)
+        if verb != "NLST", let extra = options.generatedListingLines[path], extra > 0 {
+            let template = verb == "MLSD" ? Array("type=file;size=1234;modify=20240101000000;perm=r; file0000000.bin\r\n".utf8)
+                                          : Array("-rw-r--r--    1 ftp      ftp          1234 Jan 01  2024 file0000000.bin\r\n".utf8)
+            let digits = template.count - 2 - 4 - 7  // where the seven digits of the name start
+            payload.reserveCapacity(payload.count + extra * template.count)
+            var line = template
+            for index in 0..<extra {
+                var number = index
+                for position in stride(from: digits + 6, through: digits, by: -1) {
+                    line[position] = UInt8(0x30 + number % 10)
+                    number /= 10
+                }
+                payload.append(contentsOf: line)
+            }
+        }
         transfer(payload, fault: nil, announce: "Here comes the directory listing.")
     }
 

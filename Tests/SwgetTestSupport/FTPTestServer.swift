@@ -56,6 +56,9 @@ public struct FTPTestServerOptions: Sendable {
     /// A slow link: RETR payloads go out `bytesPerWrite` bytes at a time, one write every
     /// `interval` (so a client can be interrupted mid-file). nil: as fast as possible.
     public var throttle: (bytesPerWrite: Int, interval: TimeAmount)?
+    /// A hostile directory: LIST and MLSD of the directory at each key answer that many more
+    /// file lines (`file0000000.bin`...) after its real entries.
+    public var generatedListingLines: [String: Int] = [:]
 
     /// Options serving `files`, anonymous login allowed, no faults.
     public init(files: [String: FTPTestFile] = [:]) {

@@ -156,6 +156,9 @@ struct FTPControlMachine: Sendable {
         case dataConnectionClosed(receivedBytes: Int64)
         /// The data connection could not be made or broke (refused, reset, TLS failure).
         case dataConnectionFailed(String)
+        /// A listing went past the bytes swget reads of one (the data connection is closed):
+        /// the server's directory is beyond what swget handles, so no retry helps.
+        case listingTooLarge(limit: Int)
         /// The server closed the control connection (or it broke).
         case controlConnectionClosed
         /// No progress for the configured time.
@@ -253,6 +256,9 @@ struct FTPControlMachine: Sendable {
         case .dataConnectionFailed(let reason):
             guard case .job = state else { return .wait }
             return fail(.network, "data connection failed: \(reason)")
+        case .listingTooLarge(let limit):
+            guard case .job = state else { return .wait }
+            return fail(.protocolViolation, "the directory listing is larger than \(limit >> 20) MiB")
         case .controlConnectionClosed:
             if state == .quitting {
                 state = .closed

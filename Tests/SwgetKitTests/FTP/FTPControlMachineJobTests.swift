@@ -327,6 +327,13 @@ struct FTPControlMachineListingTests {
             (.dataConnectionClosed(receivedBytes: 300), .wait),
             (S.reply(226, "Directory send OK."), .jobFinished(.listed(.mlsd))),
         ]),
+        S.Case(name: "a listing past swget's bound is a protocol failure, never retried", steps: S.login + [
+            (.startJob(.list(pub)), .send(.epsv)),
+            (epsv, open),
+            (.dataConnectionOpened, .transfer(.mlsd("pub"), offset: 0)),
+            (S.reply(150, "Here comes the directory listing."), .wait),
+            (.listingTooLarge(limit: 32 << 20), S.fail(.protocolViolation)),
+        ]),
         S.Case(name: "MLSD unknown: a fresh data connection for LIST, remembered", steps: S.login + [
             (.startJob(.list(pub)), .send(.epsv)),
             (epsv, open),

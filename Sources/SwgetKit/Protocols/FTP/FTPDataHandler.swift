@@ -220,7 +220,7 @@ final class FTPDataHandler: ChannelInboundHandler {
             guard collected.count + part.readableBytes <= limit else {
                 consumer = nil
                 released = true
-                mailbox.post(.event(.dataConnectionFailed("the listing is larger than \(limit) bytes"), dataLink: link))
+                mailbox.post(.event(.listingTooLarge(limit: limit), dataLink: link))
                 context?.close(promise: nil)
                 return
             }

@@ -14,8 +14,9 @@ import NIOSSL
 /// The task may stop wanting the load at any moment (cancelled, or done with the head without
 /// the body): the connection is then closed, not pooled, since a transfer may be under way.
 final class FTPLoad: Sendable {
-    /// The largest listing read (a directory of ~500,000 entries).
-    static let maxListingBytes = 64 << 20
+    /// The largest listing read: room for the 100,000 entries the parser accepts
+    /// (``FTPListingParser/Limits``) at up to 320 bytes a line, a 255-byte name included.
+    static let maxListingBytes = 32 << 20
 
     /// The request as the task built it (range and validators included).
     let request: Request
