@@ -2,7 +2,8 @@ import SwgetKit
 
 /// Proxy URLs and no_proxy lists (environment or configuration). Properties: a parsed proxy has a
 /// port in range and a non-empty host; a no_proxy list's canonical text parses back to an equal
-/// list, and both decide the same for a host and port taken from the input.
+/// list, and both decide the same for a host and port taken from the input; for names and IPv4
+/// the decision agrees with a second formulation of the rule (``NoProxyReference``).
 enum ProxyProperty {
     static func check(_ input: [UInt8]) throws(PropertyFailure) {
         var reader = FuzzReader(input)
@@ -19,6 +20,10 @@ enum ProxyProperty {
             throw PropertyFailure(message: "canonical form \(noProxy.description.debugDescription) does not parse", file: #fileID, line: #line)
         }
         try require(again == noProxy, "canonical form \(noProxy.description.debugDescription) parses to another list")
-        try require(again.matches(host: host, port: port) == noProxy.matches(host: host, port: port), "matching differs")
+        let decision = noProxy.matches(host: host, port: port)
+        try require(again.matches(host: host, port: port) == decision, "matching differs")
+        if let reference = NoProxyReference.decides(list: list, host: host, port: port) {
+            try require(reference == decision, "\(list.debugDescription) for \(host):\(port): swget says \(decision), the reference \(reference)")
+        }
     }
 }
