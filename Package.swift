@@ -77,6 +77,7 @@ let package = Package(
             name: "SwgetFuzzChecks",
             dependencies: [
                 "SwgetKit",
+                "SwgetCLI",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

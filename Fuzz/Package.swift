@@ -15,6 +15,7 @@ let checks = Target.Dependency.product(name: "SwgetFuzzChecks", package: root)
 let targets = [
     "FuzzResponseHead", "FuzzContentDisposition", "FuzzContentRange", "FuzzDecoders", "FuzzResumeData",
     "FuzzCookies", "FuzzAuth", "FuzzNetrc", "FuzzProxy", "FuzzHSTS", "FuzzFTP", "FuzzURL",
+    "FuzzConfigFile", "FuzzWriteOut", "FuzzInputList",
 ]
 
 let package = Package(

@@ -16,6 +16,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case hsts = "FuzzHSTS"
     case ftp = "FuzzFTP"
     case url = "FuzzURL"
+    case configFile = "FuzzConfigFile"
+    case writeOut = "FuzzWriteOut"
+    case inputList = "FuzzInputList"
 
     /// Runs the target's property over one input; throws the first property that fails.
     public func check(_ input: [UInt8]) throws(PropertyFailure) {
@@ -32,6 +35,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .hsts: try HSTSProperty.check(input)
         case .ftp: try FTPProperty.check(input)
         case .url: try URLProperty.check(input)
+        case .configFile: try ConfigFileProperty.check(input)
+        case .writeOut: try WriteOutProperty.check(input)
+        case .inputList: try InputListProperty.check(input)
         }
     }
 }
