@@ -42,8 +42,8 @@ enum WriteOutProperty {
 }
 
 /// `-i` input lists: each URL line is trimmed, one line, not a comment, numbered in order; a
-/// line resolved against `--base` is either kept as it is (it has a scheme) or an URL of the
-/// base's scheme.
+/// line resolved against `--base` keeps its own scheme (`x://`, `data:`, or any `scheme:` that
+/// RFC 3986 reads as absolute) or takes the base's.
 enum InputListProperty {
     static let base = "http://example.com/dir/list.txt"
 
@@ -61,7 +61,13 @@ enum InputListProperty {
                 try require(edge != 0x20 && edge != 0x09 && edge != 0x0D, "untrimmed entry \(entry.text.debugDescription)")
             }
             if let resolved = entry.resolved, resolved != entry.text {
-                try require(resolved.lowercased().hasPrefix("http:"), "\(entry.text.debugDescription) resolved to \(resolved.debugDescription)")
+                // The line's own scheme, when it starts with one (RFC 3986 §3.1).
+                let own = entry.text.lowercased().prefix { $0 != ":" }
+                let isScheme = own.first?.isLetter == true && own.count < entry.text.count
+                    && own.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
+                let lowered = resolved.lowercased()
+                try require(lowered.hasPrefix("http:") || (isScheme && lowered.hasPrefix(own + ":")),
+                            "\(entry.text.debugDescription) resolved to \(resolved.debugDescription)")
             }
         }
     }

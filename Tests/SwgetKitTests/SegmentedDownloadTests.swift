@@ -243,4 +243,37 @@ struct SegmentedDownloadTests {
         }
         #expect(files(in: dir) == ["k.bin"])
     }
+
+    /// A part missing one range in the middle continues with that range only: the open answer
+    /// is cut at the held bytes after the gap, never the part (which would throw those bytes
+    /// away and fetch them again). The answer is held at the gap's end: a download that wanted
+    /// more would wait there, time out and fail.
+    @Test func oneGapInTheMiddleIsFetchedAloneAndTheBytesAfterItAreKept() async throws {
+        let dir = try makeTemporaryDirectory()
+        let identifier = "gap-test"
+        var part = Self.source
+        for index in 200_000..<300_000 { part[index] = 0 }
+        try Data(part).write(to: URL(fileURLWithPath: dir + "/g.bin.part"))
+        let gate = BodyGate()
+        gate.open(to: 100_000)  // exactly the gap: bytes 200,000 to 299,999
+        try await withServer({ request in
+            TestResponse.serving(Self.source, to: request, etag: "\"s1\"").trickled(bytesPerWrite: 25_000, every: .milliseconds(1), gate: gate)
+        }) { server in
+            let url = server.baseURL + "/g.bin"
+            let paths = try #require(DownloadPaths(directory: dir, name: "g.bin"))
+            var stored = ResumeData(originalURL: url, finalURL: url, etag: "\"s1\"", lastModified: nil, expectedLength: 1_000_000,
+                                    bytesOnDisk: 200_000, partPath: paths.partPath, finalPath: paths.finalPath,
+                                    sessionIdentifier: identifier)
+            stored.segments = [ByteRange(start: 0, end: 200_000), ByteRange(start: 300_000, end: 1_000_000)]
+            try ResumeStore.save(stored, at: paths)
+            let task = Session(configuration: Self.configuration(background: identifier))
+                .downloadTask(with: request(url), destination: .directory(dir))
+            task.resume()
+            #expect(await task.outcome() == nil)
+            gate.openFully()
+            #expect(fingerprint(contents(paths.finalPath)) == fingerprint(Self.source))
+            #expect(server.requests.map { $0.header("Range") } == ["bytes=200000-"])
+        }
+        #expect(files(in: dir) == ["g.bin"])
+    }
 }

@@ -36,9 +36,12 @@ struct SegmentedDownload {
         let done = resume.segments ?? (offset > 0 ? [ByteRange(start: 0, end: offset)] : [])
         let plan = SegmentPlan(length: length, connections: connections,
                                minimumSegment: configuration.minimumSegmentBytes, done: done)
-        // One piece is what a single connection does anyway; and the open answer must start
-        // where the first piece does, since it becomes that piece's transfer.
-        guard plan.unassigned.count > 1, plan.unassigned.first?.start == offset else { return nil }
+        // One piece that runs to the end is what a single connection does anyway; one that stops
+        // before ranges already held is a segment (its connection stops at the held bytes, which
+        // a single connection would cut away and fetch again). The open answer must start where
+        // the first piece does, since it becomes that piece's transfer.
+        guard let first = plan.unassigned.first, first.start == offset,
+              plan.unassigned.count > 1 || first.end < length else { return nil }
         return plan
     }
 

@@ -50,10 +50,12 @@ public struct NoProxy: Sendable, Equatable, CustomStringConvertible {
         guard list.utf8.count <= Self.maximumListLength else {
             throw .invalidNoProxyEntry(String(list.prefix(40)) + "…", reason: "the list is longer than \(Self.maximumListLength) bytes")
         }
-        let separators: Set<Character> = [",", " ", "\t", "\n", "\r"]
+        // Split on scalars, not Characters: a separator followed by a combining mark is one
+        // Character (",\u{309}"), so the comma would not separate (found by FuzzProxy).
+        let separators: Set<Unicode.Scalar> = [",", " ", "\t", "\n", "\r"]
         var parsed: [Entry] = []
-        for token in list.split(whereSeparator: { separators.contains($0) }) {
-            parsed.append(try Self.parseEntry(token))
+        for token in list.unicodeScalars.split(whereSeparator: { separators.contains($0) }) {
+            parsed.append(try Self.parseEntry(Substring(token)))
         }
         entries = parsed
     }

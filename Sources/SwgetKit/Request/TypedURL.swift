@@ -48,8 +48,11 @@ public struct TypedURL: Sendable, Equatable {
         text = Substring(String(text.unicodeScalars.filter { $0 != "\t" && $0 != "\n" && $0 != "\r" }))
         guard !text.isEmpty else { throw fail("empty URL") }
 
+        // Delimiters are found among scalars, never Characters: a delimiter followed by a
+        // combining mark ("#\u{302}") is one Character, and a wire form that kept it raw would
+        // split elsewhere when read again (found by FuzzURL).
         var rest: Substring
-        if let range = text.firstRange(of: "://"), Self.isScheme(text[..<range.lowerBound]) {
+        if let range = text.unicodeScalars.firstRange(of: "://".unicodeScalars), Self.isScheme(text[..<range.lowerBound]) {
             scheme = text[..<range.lowerBound].lowercased()
             rest = text[range.upperBound...]
         } else if let defaultScheme {
@@ -59,14 +62,14 @@ public struct TypedURL: Sendable, Equatable {
             throw fail("no scheme (such as http://)")
         }
 
-        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+        let authorityEnd = rest.unicodeScalars.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
         var authority = rest[..<authorityEnd]
         rest = rest[authorityEnd...]
         var userWire = "", userDisplay = ""
-        if let at = authority.lastIndex(of: "@") {
+        if let at = authority.unicodeScalars.lastIndex(of: "@") {
             let userinfo = authority[..<at]
-            authority = authority[authority.index(after: at)...]
-            let user = userinfo.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            authority = authority[authority.unicodeScalars.index(after: at)...]
+            let user = userinfo.unicodeScalars.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(Substring.init)
             userWire = IDN.percentEncoded(user[0], alsoEncoding: [0x40, 0x3A]) // @ :
             if user.count > 1 { userWire += ":" + IDN.percentEncoded(user[1], alsoEncoding: [0x40]) }
             userWire += "@"
@@ -75,17 +78,18 @@ public struct TypedURL: Sendable, Equatable {
 
         var hostText = authority
         var portText: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { throw fail("unclosed '[' in the host") }
-            hostText = authority[...close]
-            let after = authority[authority.index(after: close)...]
+        if authority.unicodeScalars.first == "[" {
+            guard let close = authority.unicodeScalars.firstIndex(of: "]") else { throw fail("unclosed '[' in the host") }
+            let afterClose = authority.unicodeScalars.index(after: close)
+            hostText = authority[..<afterClose]
+            let after = authority[afterClose...]
             if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw fail("unexpected text after ']'") }
-                portText = after.dropFirst()
+                guard after.unicodeScalars.first == ":" else { throw fail("unexpected text after ']'") }
+                portText = after[after.unicodeScalars.index(after: after.startIndex)...]
             }
-        } else if let colon = authority.lastIndex(of: ":") {
+        } else if let colon = authority.unicodeScalars.lastIndex(of: ":") {
             hostText = authority[..<colon]
-            portText = authority[authority.index(after: colon)...]
+            portText = authority[authority.unicodeScalars.index(after: colon)...]
         }
         if let portText, !portText.isEmpty {
             guard portText.utf8.count <= 5, portText.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
@@ -97,8 +101,8 @@ public struct TypedURL: Sendable, Equatable {
         }
 
         let displayHost: String
-        if hostText.hasPrefix("[") {
-            let inner = hostText.dropFirst().dropLast()
+        if hostText.unicodeScalars.first == "[" {
+            let inner = Substring(hostText.unicodeScalars.dropFirst().dropLast())
             guard !inner.isEmpty, inner.utf8.count <= 45,
                   inner.unicodeScalars.allSatisfy({ $0.properties.isASCIIHexDigit || $0 == ":" || $0 == "." })
             else { throw fail("bad IPv6 address '\(IDN.printable(String(hostText)))'") }
@@ -120,20 +124,20 @@ public struct TypedURL: Sendable, Equatable {
             displayHost = IDN.toUnicode(host)
         }
 
-        var pathEnd = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) ?? rest.endIndex
+        var pathEnd = rest.unicodeScalars.firstIndex(where: { $0 == "?" || $0 == "#" }) ?? rest.endIndex
         var path = IDN.percentEncoded(rest[..<pathEnd])
         if path.isEmpty { path = "/" }
         var tail = "", tailDisplay = ""
         rest = rest[pathEnd...]
-        if rest.hasPrefix("?") {
-            pathEnd = rest.firstIndex(of: "#") ?? rest.endIndex
-            let query = IDN.percentEncoded(rest[rest.index(after: rest.startIndex)..<pathEnd])
+        if rest.unicodeScalars.first == "?" {
+            pathEnd = rest.unicodeScalars.firstIndex(of: "#") ?? rest.endIndex
+            let query = IDN.percentEncoded(rest[rest.unicodeScalars.index(after: rest.startIndex)..<pathEnd])
             tail += "?" + query
             tailDisplay += "?" + Self.displayed(query)
             rest = rest[pathEnd...]
         }
-        if rest.hasPrefix("#") {
-            let fragment = IDN.percentEncoded(rest.dropFirst())
+        if rest.unicodeScalars.first == "#" {
+            let fragment = IDN.percentEncoded(rest[rest.unicodeScalars.index(after: rest.startIndex)...])
             tail += "#" + fragment
             tailDisplay += "#" + Self.displayed(fragment)
         }

@@ -147,6 +147,16 @@ struct NoProxyTests {
         #expect(try NoProxy(parsing: list.description) == list)
     }
 
+    /// A separator followed by a combining mark is one Character (",\u{309}"); the list is split
+    /// on scalars, so the comma still separates and the canonical form parses back to the same
+    /// list (FuzzProxy's finding in the ten-minute run).
+    @Test func separatorsBeforeCombiningMarksStillSeparate() throws {
+        let list = try NoProxy(parsing: "a.com,\u{309}b\r\u{7F0}")
+        #expect(list.entries == [.domain("a.com", port: nil), .domain("\u{309}b", port: nil), .domain("\u{7F0}", port: nil)])
+        #expect(try NoProxy(parsing: list.description) == list)
+        #expect(list.matches(host: "a.com", port: 80))
+    }
+
     /// Names that keep a leading or trailing dot, a `*`, a bracket or an address form after parsing
     /// are written so that they parse back to themselves (FuzzProxy's finding: `127..`, the name
     /// `127.`, was written `127.`, which parses to the name `127`).
