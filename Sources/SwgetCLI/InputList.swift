@@ -9,15 +9,18 @@ import SwgetKit
 /// input, or a URL fetched over HTTP(S) or FTP), and how `--base` completes relative lines.
 /// Pure, for tests.
 enum InputList {
-    /// One per line (LF or CRLF), surrounding blanks trimmed, blank lines and `#` comments
-    /// skipped. Lines are split on the UTF-8 bytes: as Characters, "\r\n" is one grapheme that
-    /// is not "\n", and a list saved with CRLF endings was read as a single line.
+    /// One per line (LF or CRLF), surrounding blanks (spaces, tabs, carriage returns) trimmed,
+    /// blank lines and `#` comments skipped. Lines are split on the UTF-8 bytes: as Characters,
+    /// "\r\n" is one grapheme that is not "\n", and a list saved with CRLF endings was read as a
+    /// single line. A CR among the trailing blanks (`url\r\t`) goes too (FuzzInputList): kept, it
+    /// was percent-encoded into the URL that `--base` resolves.
     static func entries(_ text: String) -> [(line: Int, text: String)] {
         var result: [(line: Int, text: String)] = []
         let lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") }
         for (index, bytes) in lines.enumerated() {
-            let raw = Substring(bytes)
-            let line = Substring(raw.utf8.last == UInt8(ascii: "\r") ? raw.utf8.dropLast() : raw.utf8).trimmingSpaces
+            guard let first = bytes.firstIndex(where: { !isBlank($0) }), let last = bytes.lastIndex(where: { !isBlank($0) }) else { continue }
+            let line = String(decoding: bytes[first...last], as: UTF8.self)
             if line.isEmpty || line.hasPrefix("#") { continue }
             result.append((index + 1, line))
         }

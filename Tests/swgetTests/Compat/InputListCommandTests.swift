@@ -19,6 +19,13 @@ struct InputListCommandTests {
         #expect(InputList.entries(line + "\r\n# comment\n").map(\.text) == (expected.isEmpty ? [] : [expected]))
     }
 
+    /// A carriage return among a line's blanks is a blank too (FuzzInputList: `url\r\t` kept its
+    /// CR, which `--base` then percent-encoded into the URL).
+    @Test func carriageReturnsAmongTheBlanksAreTrimmed() {
+        #expect(InputList.entries("a/x\r\t\n\r b \r\r\n\r\n").map(\.text) == ["a/x", "b"])
+        #expect(InputList.entries("a/x\r\t\n").map(\.line) == [1])
+    }
+
     @Test func aListFetchedOverHTTP() async throws {
         let server = try await TestServer.start { request in
             switch request.path {
