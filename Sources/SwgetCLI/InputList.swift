@@ -50,15 +50,24 @@ enum InputList {
     /// nil when the line cannot be resolved.
     static func resolve(_ line: String, base: URL?) -> String? {
         guard let base, !hasScheme(line) else { return line }
-        return URL(string: IDN.percentEncoded(line), relativeTo: base)?.absoluteURL.absoluteString
+        var reference = IDN.percentEncoded(line)
+        // A ':' in the first segment that does not end a scheme name (":x", "1:x") would make the
+        // line neither a URL nor a path; RFC 3986 §4.2's "./" keeps it a path (FuzzInputList).
+        let firstSegment = reference.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let colon = firstSegment.firstIndex(of: ":"), !isSchemeName(firstSegment[..<colon]) { reference = "./" + reference }
+        return URL(string: reference, relativeTo: base)?.absoluteURL.absoluteString
     }
 
     /// `scheme://...` or `data:...`: a line that is a URL of its own.
     static func hasScheme(_ line: String) -> Bool {
         if line.lowercased().hasPrefix("data:") { return true }
         guard let end = line.firstRange(of: "://") else { return false }
-        let scheme = line[..<end.lowerBound]
-        return scheme.first?.isLetter == true
+        return isSchemeName(line[..<end.lowerBound])
+    }
+
+    /// RFC 3986's scheme syntax: a letter, then letters, digits, `+`, `-` or `.`.
+    static func isSchemeName(_ scheme: Substring) -> Bool {
+        scheme.first?.isLetter == true
             && scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }
     }
 }

@@ -21,6 +21,16 @@ struct InputListCommandTests {
 
     /// A carriage return among a line's blanks is a blank too (FuzzInputList: `url\r\t` kept its
     /// CR, which `--base` then percent-encoded into the URL).
+    /// A ':' in a relative line's first segment is kept a path with RFC 3986's "./", not taken
+    /// for a scheme (FuzzInputList: ":x" came back as ":x", not a URL).
+    @Test func colonsInARelativeFirstSegmentStayPath() throws {
+        let base = try #require(InputList.baseURL("http://example.com/dir/list.txt"))
+        #expect(InputList.resolve(":x", base: base) == "http://example.com/dir/:x")
+        #expect(InputList.resolve("1:x/y", base: base) == "http://example.com/dir/1:x/y")
+        #expect(InputList.resolve("a/b:c", base: base) == "http://example.com/dir/a/b:c")
+        #expect(InputList.resolve("ftp://h/f", base: base) == "ftp://h/f")
+    }
+
     @Test func carriageReturnsAmongTheBlanksAreTrimmed() {
         #expect(InputList.entries("a/x\r\t\n\r b \r\r\n\r\n").map(\.text) == ["a/x", "b"])
         #expect(InputList.entries("a/x\r\t\n").map(\.line) == [1])
