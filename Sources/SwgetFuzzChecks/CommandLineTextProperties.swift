@@ -61,10 +61,13 @@ enum InputListProperty {
                 try require(edge != 0x20 && edge != 0x09 && edge != 0x0D, "untrimmed entry \(entry.text.debugDescription)")
             }
             if let resolved = entry.resolved, resolved != entry.text {
-                // The line's own scheme, when it starts with one (RFC 3986 §3.1).
-                let own = entry.text.lowercased().prefix { $0 != ":" }
-                let isScheme = own.first?.isLetter == true && own.count < entry.text.count
-                    && own.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
+                // The line's own scheme, when it starts with one (RFC 3986 §3.1). Scalars, not
+                // Characters: ':' and a combining mark after it are one Character.
+                let scalars = entry.text.lowercased().unicodeScalars
+                let own = String(String.UnicodeScalarView(scalars.prefix { $0 != ":" }))
+                let isScheme = own.unicodeScalars.first.map { $0.properties.isAlphabetic && $0.isASCII } == true
+                    && own.unicodeScalars.count < scalars.count
+                    && own.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0)) }
                 let lowered = resolved.lowercased()
                 try require(lowered.hasPrefix("http:") || (isScheme && lowered.hasPrefix(own + ":")),
                             "\(entry.text.debugDescription) resolved to \(resolved.debugDescription)")
