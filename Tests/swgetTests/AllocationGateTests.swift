@@ -38,17 +38,10 @@ struct AllocationGateTests {
     static func allocations(_ arguments: [String]) async throws -> Int {
         let directory = try makeTemporaryDirectory(prefix: "swget-alloc")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let binaries = (SwgetProcess.binaryPath as NSString).deletingLastPathComponent
-        let report = directory + "/allocations"
-        let result = try await SwgetProcess.run(
-            executable: binaries + "/SwgetAllocationProbe", arguments, in: directory,
-            environment: ["LD_PRELOAD": binaries + "/libMallocInterposerSwift.so", "SWGET_ALLOCATION_REPORT": report],
-            timeout: .seconds(600))
+        let (result, report) = try await ProbeRun.run(arguments, in: directory, timeout: .seconds(600))
         #expect(result.status == 0, "\(result.stderr)")
-        let line = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
-        let field = line.split(separator: " ").first { $0.hasPrefix("mallocs=") }
-        guard let count = field.flatMap({ Int($0.dropFirst("mallocs=".count)) }), count > 0 else {
-            Issue.record("no allocation report from the probe: '\(line)' \(result.stderr)")
+        guard let count = report["mallocs"], count > 0 else {
+            Issue.record("no allocation report from the probe: \(report) \(result.stderr)")
             return 0
         }
         return count

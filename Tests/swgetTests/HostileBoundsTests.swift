@@ -25,15 +25,8 @@ struct HostileBoundsTests {
 
     /// Runs the swget command (as the probe) with `arguments` in `directory`.
     static func run(_ arguments: [String], in directory: String) async throws -> Run {
-        let binaries = (SwgetProcess.binaryPath as NSString).deletingLastPathComponent
-        let report = directory + "/.peak"
-        let result = try await SwgetProcess.run(
-            executable: binaries + "/SwgetAllocationProbe", arguments, in: directory,
-            environment: ["LD_PRELOAD": binaries + "/libMallocInterposerSwift.so", "SWGET_ALLOCATION_REPORT": report],
-            timeout: .seconds(300))
-        let line = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
-        let peak = line.split(separator: " ").first { $0.hasPrefix("peak_kb=") }.flatMap { Int($0.dropFirst(8).trimmingCharacters(in: .whitespacesAndNewlines)) }
-        try? FileManager.default.removeItem(atPath: report)
+        let (result, report) = try await ProbeRun.run(arguments, in: directory, timeout: .seconds(300))
+        let peak = report["peak_kb"]
         print("hostile bounds: swget \(arguments.last ?? ""): exit \(result.status), peak \(peak ?? 0) KiB")
         return Run(status: result.status, stderr: result.stderr, peakKiB: peak ?? 0)
     }
