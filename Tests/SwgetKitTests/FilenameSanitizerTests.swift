@@ -76,6 +76,27 @@ import Testing
         #expect(FilenameSanitizer.sanitize(c.input) == c.expected)
     }
 
+    /// The fast path for plain ASCII names takes only names the rules return unchanged.
+    @Test(arguments: [
+        "f0000.bin", "report.pdf", "a", "README", "x.part", "x.PaRt", "x.swget", "x.part.bin", "x.partx",
+        ".hidden", "..", ".", " lead", "trail ", "in side", "a/b", "a\\b", "tab\tname", "del\u{7F}",
+        "caf\u{E9}.txt", "~user", "name.", "q?x=1&y=2", String(repeating: "n", count: 255),
+        String(repeating: "n", count: 256) + ".bin", "",
+    ])
+    func plainNamesTakeTheFastPathOnlyWhenTheRulesAgree(_ name: String) {
+        if let fast = FilenameSanitizer.plainName(name) {
+            #expect(fast == name)
+            #expect(FilenameSanitizer.sanitizeByTheRules(name) == name)
+        }
+        #expect(FilenameSanitizer.sanitize(name) == FilenameSanitizer.sanitizeByTheRules(name))
+    }
+
+    @Test func commonNamesTakeTheFastPath() {
+        for name in ["f0000.bin", "report.pdf", "README", "x.part.bin", "q?x=1&y=2"] {
+            #expect(FilenameSanitizer.plainName(name) == name)
+        }
+    }
+
     @Test func cutsLongNamesOnACharacterBoundaryKeepingTheExtension() throws {
         let longAccents = String(repeating: "é", count: 150)  // 300 bytes
         let cut = try #require(FilenameSanitizer.sanitize(longAccents))

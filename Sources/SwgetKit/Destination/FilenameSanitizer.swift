@@ -14,6 +14,11 @@ public enum FilenameSanitizer {
     /// neutralises a reserved suffix (``withoutReservedSuffix(_:)``).
     /// Returns nil when nothing usable remains.
     public static func sanitize(_ name: String) -> String? {
+        plainName(name) ?? sanitizeByTheRules(name)
+    }
+
+    /// ``sanitize(_:)`` without its fast path.
+    static func sanitizeByTheRules(_ name: String) -> String? {
         var kept = String.UnicodeScalarView()
         for scalar in name.unicodeScalars where !isRemoved(scalar) {
             kept.append(scalar)
@@ -29,6 +34,23 @@ public enum FilenameSanitizer {
         }
         guard !result.isEmpty, result != ".", result != ".." else { return nil }
         return withoutReservedSuffix(truncated(String(result), maxBytes: maxNameBytes))
+    }
+
+    /// The common case without the general rules' work: `name` when it is printable ASCII with
+    /// no separator, starts with neither a dot nor a space, ends without a space, fits in
+    /// ``maxNameBytes`` and has no reserved suffix, which ``sanitize(_:)`` returns unchanged; nil
+    /// when the general rules must look at it.
+    static func plainName(_ name: String) -> String? {
+        let bytes = name.utf8
+        guard let first = bytes.first, let last = bytes.last, bytes.count <= maxNameBytes,
+              first != UInt8(ascii: "."), first != UInt8(ascii: " "), last != UInt8(ascii: " ") else { return nil }
+        for byte in bytes where byte < 0x20 || byte > 0x7E || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\") {
+            return nil
+        }
+        guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")) else { return name }
+        let suffix = String(name[dot...])  // a reserved suffix starts at the last dot
+        for reserved in reservedSuffixes where suffix.caseInsensitiveEquals(reserved) { return nil }
+        return name
     }
 
     /// Holds a name made by a caller's ``FileNameTransform`` to one path component, trusting the

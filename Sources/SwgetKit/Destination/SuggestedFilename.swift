@@ -22,17 +22,31 @@ public enum SuggestedFilename {
         useContentDisposition: Bool = true, trustServerNames: Bool = false,
         defaultName: String = fallbackName, adjustsExtension: Bool = false, transform: FileNameTransform? = nil
     ) -> String {
-        var name = defaultFileName(defaultName, transform: transform)
+        make(contentDisposition: contentDisposition, requestURL: requestURL, finalURL: finalURL, mimeType: { mimeType },
+             useContentDisposition: useContentDisposition, trustServerNames: trustServerNames, defaultName: defaultName,
+             adjustsExtension: adjustsExtension, transform: transform)
+    }
+
+    /// ``make(contentDisposition:requestURL:finalURL:mimeType:useContentDisposition:trustServerNames:defaultName:adjustsExtension:transform:)``
+    /// reading the MIME type only when a rule needs it (most names already have an extension).
+    static func make(
+        contentDisposition: String?, requestURL: URL, finalURL: URL, mimeType: () -> String?,
+        useContentDisposition: Bool, trustServerNames: Bool,
+        defaultName: String, adjustsExtension: Bool, transform: FileNameTransform?
+    ) -> String {
+        let name: String
         if useContentDisposition, let header = contentDisposition,
             let suggested = ContentDisposition(header)?.filename.flatMap({ candidate(Array($0.utf8), transform: transform) }) {
             name = suggested
         } else if let fromURL = nameFromURL(trustServerNames ? finalURL : requestURL, transform: transform) {
             name = fromURL
+        } else {
+            name = defaultFileName(defaultName, transform: transform)
         }
-        if adjustsExtension, let ext = adjustedExtension(name, mimeType: mimeType) {
+        if adjustsExtension, let ext = adjustedExtension(name, mimeType: mimeType()) {
             return FilenameSanitizer.truncated(name + ext, maxBytes: FilenameSanitizer.maxNameBytes)
         }
-        guard !name.contains("."), let ext = mimeExtension(mimeType) else { return name }
+        guard !name.utf8.contains(UInt8(ascii: ".")), let ext = mimeExtension(mimeType()) else { return name }
         return FilenameSanitizer.truncated(name + ext, maxBytes: FilenameSanitizer.maxNameBytes)
     }
 
@@ -68,10 +82,11 @@ public enum SuggestedFilename {
     /// empty or ends in "/". A `data:` URL has no path to name a file after: it is "data" (and
     /// gets its MIME extension).
     static func nameFromURL(_ url: URL, transform: FileNameTransform? = nil) -> String? {
-        if url.scheme?.lowercased() == "data" { return candidate(Array("data".utf8), transform: transform) }
+        if let scheme = url.scheme, scheme.caseInsensitiveEquals("data") { return candidate(Array("data".utf8), transform: transform) }
         let path = url.path(percentEncoded: true)
-        guard !path.isEmpty, !path.hasSuffix("/") else { return nil }
-        let segment = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
+        guard let last = path.utf8.last, last != UInt8(ascii: "/") else { return nil }
+        let segment = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path[path.utf8.index(after: $0)...] } ?? path[...]
+        if transform == nil, !segment.utf8.contains(UInt8(ascii: "%")) { return FilenameSanitizer.sanitize(String(segment)) }
         let bytes = ContentDisposition.percentDecoded(segment, strict: false)
         guard transform == nil else { return candidate(bytes ?? Array(segment.utf8), transform: transform) }
         let decoded = bytes.flatMap(ContentDisposition.utf8String)

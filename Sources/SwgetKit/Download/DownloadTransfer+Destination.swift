@@ -177,6 +177,7 @@ extension DownloadTransfer {
         }
         guard let opened else { return }
         file = opened
+        freshFile = true  // a new part or unnamed file is empty (a reserved part is truncated)
         state.startedFile(now: .now())
         if checkpoints, let paths = opened.paths, var data = state.resume {
             // The new part's first state claims no bytes: unsynced, so a small file needs no sync.

@@ -24,6 +24,8 @@ final class DownloadTransfer: ResponseConsumer {
     var state = DownloadState()
     /// The destination, once opened (or adopted); kept across attempts.
     var file: OpenDownload?
+    /// `file` was created empty by this transfer and nothing was written or cut since.
+    var freshFile = false
     /// The loader, for segment requests at the current hop.
     private(set) var loader: (any Loader)?
     var session: Session { task.session }
@@ -170,6 +172,7 @@ final class DownloadTransfer: ResponseConsumer {
             // A segmented transfer keeps what lies beyond `offset`: ranges already written, or
             // bytes its workers will overwrite. One connection continues from `offset` only.
             if segments == nil || (offset == 0 && state.resume?.segments?.isEmpty != false) { try cutPart(file, to: offset) }
+            freshFile = false
         } catch {
             return .failed(error, reusable: false)
         }
@@ -287,6 +290,9 @@ final class DownloadTransfer: ResponseConsumer {
                 state.saved(nil)
             }
         }
+        // A file this attempt just created is empty and at 0: nothing to cut (two system
+        // calls saved per small file).
+        if offset == 0 && freshFile { return }
         try file.position(at: offset)
     }
 

@@ -252,7 +252,6 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         var completeBody: [ByteBuffer]?
         if case .parked(let buffered, .complete?) = machine.state, case .deliverAndFinish = machine.attachSink(now: eventLoop?.now ?? .now()) {
             completeBody = buffered
-            stopIdleCheck()
             if machine.isIdle { context?.read() }  // notice the server closing the idle connection
         }
         promise.succeed(ReceivedHead(head: head, completeBody: completeBody, trailingGarbage: machine.trailingGarbage,
@@ -283,7 +282,6 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func finishBody() {
-        stopIdleCheck()
         guard let (sink, events) = sink else { return }
         self.sink = nil
         if machine.isIdle { context?.read() }  // notice the server closing the idle connection
@@ -331,6 +329,9 @@ final class HTTPClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    /// Starts the periodic idle check with the connection's first request. It then runs until
+    /// the connection closes: between requests the machine ignores it, and one repeated task per
+    /// connection costs less than scheduling and cancelling one per request.
     private func startIdleCheck(context: ChannelHandlerContext) {
         guard idleCheck == nil else { return }
         let interval = machine.idleCheckInterval

@@ -6,11 +6,13 @@ import Foundation
 
 /// IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form RFC 9110 requires senders to use.
 enum HTTPDate {
+    private static let monthNames = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+
     static func parse(_ text: String) -> Date? {
-        let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
         let parts = text.split(separator: " ")
         guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]),
-              let month = months.firstIndex(of: parts[2].lowercased()), let year = Int(parts[3]) else { return nil }
+              let month = monthNames.firstIndex(where: { String(parts[2]).caseInsensitiveEquals($0) }),
+              let year = Int(parts[3]) else { return nil }
         let clock = parts[4].split(separator: ":")
         guard clock.count == 3, let h = Int(clock[0]), let m = Int(clock[1]), let s = Int(clock[2]),
               (1...31).contains(day), (0...23).contains(h), (0...59).contains(m), (0...60).contains(s) else { return nil }

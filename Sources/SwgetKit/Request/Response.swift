@@ -67,7 +67,7 @@ public struct Response: Sendable, Equatable {
                                   defaultName: String = SuggestedFilename.fallbackName, adjustsExtension: Bool = false,
                                   transform: FileNameTransform? = nil) -> String {
         SuggestedFilename.make(contentDisposition: headers["Content-Disposition"], requestURL: originalURL,
-                               finalURL: url, mimeType: mimeType,
+                               finalURL: url, mimeType: { mimeType },
                                useContentDisposition: useContentDisposition, trustServerNames: trustServerNames,
                                defaultName: defaultName, adjustsExtension: adjustsExtension, transform: transform)
     }

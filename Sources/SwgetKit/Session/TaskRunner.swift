@@ -18,7 +18,9 @@ enum TaskRunner {
             if let reason = task.cancellation { return reason }
             let outcome = await loader.load(additions: consumer.additions(), canRetry: attempts.canRetry, consumer: consumer)
             if let reason = task.cancellation { return reason }
-            switch attempts.ended(outcome, random: Double.random(in: 0..<1)) {
+            // The jitter is drawn only for a failure: a success needs no getrandom(2).
+            let jitter = if case .finished = outcome { 0.0 } else { Double.random(in: 0..<1) }
+            switch attempts.ended(outcome, random: jitter) {
             case .finish:
                 return nil
             case .load:
