@@ -58,6 +58,8 @@ let package = Package(
             dependencies: [
                 "SwgetKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // NIOSingletons: the command runs its connections on one event loop.
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .executableTarget(name: "swget", dependencies: ["SwgetCLI"]),

@@ -281,6 +281,20 @@ struct LibraryContractTests {
         #expect(contents(dir + "/pages/page.html") == Array("not here".utf8))
     }
 
+    /// Without a delegate or a subscriber no event is queued (no delivery task either), yet a
+    /// subscriber that comes after the end still gets `completed`.
+    @Test func aTaskNobodyListensToStillEndsWithCompletedForALateSubscriber() async throws {
+        let dir = try makeTemporaryDirectory()
+        try await withServer({ _ in .text("quiet") }) { server in
+            let task = Session().downloadTask(with: request(server.baseURL + "/q.txt"), destination: .directory(dir))
+            #expect(await task.outcome() == nil)
+            var names: [String] = []
+            for await event in task.events { names.append(OnEvent.name(event)) }
+            #expect(names == ["completed ok"])
+        }
+        #expect(contents(dir + "/q.txt") == Array("quiet".utf8))
+    }
+
     @Test func backgroundRetriesAreReportedAsEvents() async throws {
         // A port nobody listens on: every attempt is refused.
         let port = try await TestServer.start { _ in .text("x") }

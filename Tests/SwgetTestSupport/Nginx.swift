@@ -258,6 +258,28 @@ public final class Nginx: Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
+    /// A loopback port where connections are refused for as long as the value is kept: a socket
+    /// bound there (without SO_REUSEADDR) but not listening. A port found free by
+    /// ``freePort()`` and let go can be taken by a server another test starts meanwhile, and the
+    /// test that wanted a refusal then talks to that server; this one cannot be taken.
+    package static func refusingPort() throws -> RefusingPort {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SwgetProcessError.systemCall("socket", errno: errno) }
+        var address = loopback(port: 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard bound else {
+            let code = errno
+            close(fd)
+            throw SwgetProcessError.systemCall("bind 127.0.0.1:0", errno: code)
+        }
+        return RefusingPort(fd: fd, port: Int(UInt16(bigEndian: address.sin_port)))
+    }
+
     /// Whether something accepts TCP connections on 127.0.0.1:`port`.
     package static func accepts(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -293,4 +315,19 @@ private final class StopState: @unchecked Sendable {
         stopped = true
         return true
     }
+}
+
+/// A port held so that connecting to it is refused (``Nginx/refusingPort()``); closed when the
+/// value goes away. Keep it alive for the whole test (`defer { withExtendedLifetime(...) }` or
+/// use ``port`` at the end).
+package final class RefusingPort: Sendable {
+    package let port: Int
+    private let fd: Int32
+
+    init(fd: Int32, port: Int) {
+        self.fd = fd
+        self.port = port
+    }
+
+    deinit { close(fd) }
 }

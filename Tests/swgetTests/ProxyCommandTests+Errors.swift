@@ -26,7 +26,9 @@ struct ProxyFailureCommandTests {
 
     @Test(arguments: ["http", "socks5h"])
     func unreachableProxyIsExit4NamingIt(scheme: String) async throws {
-        let port = try Nginx.freePort()
+        let refusing = try Nginx.refusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let port = refusing.port
         try await ProxyFixture.withOrigins { o in
             let result = try await SwgetProcess.run(["-q", "-t", "1", "--proxy", "\(scheme)://alice:hidden@127.0.0.1:\(port)",
                                                      "-P", o.dir, o.secure.baseURL + "/x.bin"], in: o.work)
@@ -88,7 +90,9 @@ struct ProxyFailureCommandTests {
         let socks = try SocksServer.start()
         defer { socks.stop() }
         let work = try makeTemporaryDirectory()
-        let closed = try Nginx.freePort()
+        let refusing = try Nginx.refusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let closed = refusing.port
         let result = try await SwgetProcess.run(["-q", "-t", "1", "--proxy", socks.hostnameURL, "http://localhost:\(closed)/x"], in: work)
         #expect(result.status == 4, "\(result.stderr)")
         let lines = Self.errorLines(result)

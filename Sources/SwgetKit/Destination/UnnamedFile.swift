@@ -56,7 +56,6 @@ final class UnnamedFile: Sendable {
     static func create(directory: String, name: String, policy: DestinationFile.Policy) throws(DestinationError) -> Reservation {
         guard policy != .overwrite, linkThroughProc else { return .unsupported }
         let (dir, base) = try DestinationFile.split(directory: directory, name: name)
-        try DestinationFile.makeDirectories(dir)
         let seed = FilenameSanitizer.truncated(base, maxBytes: DestinationFile.maxBaseBytes)
         let attempt: Int
         let finalPath: String
@@ -71,15 +70,30 @@ final class UnnamedFile: Sendable {
             }
             (attempt, finalPath) = free
         }
-        let fd = open(dir.isEmpty ? "." : dir, openTemporary | O_WRONLY | O_CLOEXEC, 0o644)
+        var fd = openUnnamed(in: dir)
+        if fd < 0 && !isUnsupported(errno) {
+            // Most likely the directory is missing; it is checked only now because a batch
+            // writes thousands of files into one that exists. Making it says what is wrong
+            // with it, if anything; then open again.
+            try DestinationFile.makeDirectories(dir)
+            fd = openUnnamed(in: dir)
+        }
         guard fd >= 0 else {
             let code = errno
-            // Not every file system has O_TMPFILE (EOPNOTSUPP; EISDIR or EINVAL from old kernels).
-            if code == EOPNOTSUPP || code == EISDIR || code == EINVAL { return .unsupported }
+            if isUnsupported(code) { return .unsupported }
             throw DestinationError(.create, path: finalPath, errno: code)
         }
         return .file(UnnamedFile(fileDescriptor: fd, finalPath: finalPath, directory: dir, baseName: seed,
                                  attempt: attempt, policy: policy))
+    }
+
+    /// Not every file system has O_TMPFILE (EOPNOTSUPP; EISDIR or EINVAL from old kernels).
+    private static func isUnsupported(_ code: Int32) -> Bool {
+        code == EOPNOTSUPP || code == EISDIR || code == EINVAL
+    }
+
+    private static func openUnnamed(in directory: String) -> Int32 {
+        open(directory.isEmpty ? "." : directory, openTemporary | O_WRONLY | O_CLOEXEC, 0o644)
     }
 
     /// Links the file under its name (the next free candidate if `.unique` finds it taken) and

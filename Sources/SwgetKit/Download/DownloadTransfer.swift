@@ -337,6 +337,9 @@ final class DownloadTransfer: ResponseConsumer {
     /// Publishes the complete file, forgets its resume state, reports it.
     private func finish(reusable: Bool, publishing: Bool = true) -> Consumed {
         guard publishing, let file else { return .done(reusable: reusable) }
+        // The time goes on the open file before it gets its name: no path to look up again,
+        // and the file never shows under its name without it.
+        if task.destination.setsModificationDate, file.isNewFile { Self.setModificationDate(of: file.fileDescriptor, from: task.response) }
         let location: String
         do {
             location = try file.publish()
@@ -345,7 +348,6 @@ final class DownloadTransfer: ResponseConsumer {
             return .failed(error, reusable: reusable)
         }
         if let paths = file.paths { ResumeStore.remove(at: paths) }
-        if task.destination.setsModificationDate, file.isNewFile { Self.setModificationDate(of: location, from: task.response) }
         self.file = nil
         task.findings.withLockedValue {
             $0.location = location
@@ -449,10 +451,12 @@ extension ResumeData {
 extension DownloadTransfer {
     /// Gives a published file the answer's `Last-Modified` as its modification time (wget's
     /// default, curl's `--remote-time`); a missing or unreadable date leaves the time alone.
-    static func setModificationDate(of path: String, from response: Response?) {
+    static func setModificationDate(of fd: Int32, from response: Response?) {
         guard let header = response?.headers["Last-Modified"], let date = HTTPDate.parse(header) else { return }
         let seconds = Int(date.timeIntervalSince1970.rounded(.down))
-        var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
-        _ = utimensat(AT_FDCWD, path, &times, 0)
+        withUnsafeTemporaryAllocation(of: timespec.self, capacity: 2) { times in
+            times.initialize(repeating: timespec(tv_sec: seconds, tv_nsec: 0))
+            _ = futimens(fd, times.baseAddress)
+        }
     }
 }

@@ -37,6 +37,12 @@ final class EventDelivery: Sendable {
     /// Queues `event` for delivery to `delegate` (and the subscribers) on behalf of `task`.
     func emit(_ event: TaskEvent, for task: SessionTask, to delegate: (any SessionDelegate)?) {
         let start = state.withLockedValue { state -> Bool in
+            if delegate == nil && state.subscribers.isEmpty && state.isEmpty && !state.delivering {
+                // Nobody listens: nothing to queue and no task to start (a subscriber that
+                // comes later sees the events from then on, and `completed` in any case).
+                if case .completed = event { state.completion = event }
+                return false
+            }
             if case .wroteData(let bytes, let total, let expected) = event, !state.isEmpty,
                case .wroteData(let queuedBytes, _, _) = state.queue[state.queue.count - 1] {
                 state.queue[state.queue.count - 1] = .wroteData(bytesWritten: queuedBytes + bytes, totalBytesWritten: total,

@@ -17,7 +17,9 @@ struct ProxyErrorTests {
     }
 
     @Test func unreachableProxyIsANetworkErrorNamingTheProxy() async throws {
-        let port = try Nginx.freePort()  // nothing listens there
+        let refusing = try Nginx.refusingPort()  // nothing listens there, and nothing can start to
+        defer { withExtendedLifetime(refusing) {} }
+        let port = refusing.port
         let error = try await Self.failure("https://localhost:1/x", through: try Proxy(parsing: "http://alice:hidden@127.0.0.1:\(port)"))
         #expect(error?.category == .network)
         #expect(error?.message.contains("proxy http://alice:***@127.0.0.1:\(port)") == true, "\(String(describing: error))")
@@ -69,7 +71,9 @@ struct ProxyErrorTests {
     func socksReplyCodeInWords(scheme: String) async throws {
         let socks = try SocksServer.start()
         defer { socks.stop() }
-        let closed = try Nginx.freePort()
+        let refusing = try Nginx.refusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let closed = refusing.port
         let error = try await Self.failure("http://127.0.0.1:\(closed)/x", through: try Proxy(parsing: "\(scheme)://127.0.0.1:\(socks.port)"))
         #expect(error?.category == .network, "\(String(describing: error))")
         #expect(error?.message.contains("connection refused") == true, "\(String(describing: error))")
