@@ -176,10 +176,7 @@ extension DestinationFile {
         return (slash == path.startIndex ? "/" : String(path[..<slash]), base)
     }
 
-    static func join(_ directory: String, _ name: String) -> String {
-        if directory.isEmpty { return name }
-        return directory.hasSuffix("/") ? directory + name : directory + "/" + name
-    }
+    static func join(_ directory: String, _ name: String) -> String { DownloadPaths.join(directory, name) }
 
     /// True when something (file, directory, even a dangling symlink) has this name.
     static func exists(_ path: String) -> Bool {

@@ -61,6 +61,13 @@ struct DownloadPaths: Equatable, Sendable {
 
     static func join(_ directory: String, _ name: String) -> String {
         if directory.isEmpty { return name }
-        return directory.hasSuffix("/") ? directory + name : directory + "/" + name
+        // One allocation, where `directory + "/" + name` makes an intermediate string.
+        let slash = directory.utf8.last != UInt8(ascii: "/")
+        var path = ""
+        path.reserveCapacity(directory.utf8.count + (slash ? 1 : 0) + name.utf8.count)
+        path.append(directory)
+        if slash { path.append("/") }
+        path.append(name)
+        return path
     }
 }

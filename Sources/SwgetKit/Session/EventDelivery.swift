@@ -69,6 +69,8 @@ final class EventDelivery: Sendable {
     /// before completion). Returns at once when a callback of this task is itself waiting for
     /// the task to finish.
     func drained() async {
+        // Most often nothing is queued: no continuation to make.
+        if state.withLockedValue({ ($0.isEmpty && !$0.delivering) || $0.reentrantWaits > 0 }) { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let now = state.withLockedValue { state -> Bool in
                 if (state.isEmpty && !state.delivering) || state.reentrantWaits > 0 { return true }
