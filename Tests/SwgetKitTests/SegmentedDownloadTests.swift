@@ -189,6 +189,43 @@ struct SegmentedDownloadTests {
         }
     }
 
+    /// The same with the first piece still empty at the cancel (what a loaded machine made of
+    /// the test above): the map then starts with a gap at byte 0, and the second run, which
+    /// asks for a range from 0, must still keep the ranges held further on.
+    @Test func aMapWhoseFirstPieceIsEmptyKeepsItsLaterRanges() async throws {
+        let dir = try makeTemporaryDirectory()
+        let opening = BodyGate()  // the open answer sends nothing before the cancel
+        let ranges = BodyGate()
+        ranges.open(to: 100_000)
+        try await withServer({ request in
+            let response = TestResponse.serving(Self.source, to: request, etag: "\"s1\"")
+            return request.header("Range") == nil
+                ? response.trickled(bytesPerWrite: 10_000, every: .milliseconds(10), gate: opening)
+                : response.trickled(bytesPerWrite: 10_000, every: .milliseconds(10), gate: ranges)
+        }) { server in
+            let session = Session(configuration: Self.configuration())
+            let task = session.downloadTask(with: request(server.baseURL + "/e.bin"), destination: .directory(dir))
+            task.resume()
+            while task.countOfBytesReceived < 200_000 { try await Task.sleep(for: .milliseconds(5)) }
+            let data = try #require(await task.cancelProducingResumeData())
+            opening.openFully()
+            ranges.openFully()
+            let segments = try #require(data.segments)
+            #expect(data.bytesOnDisk == 0)
+            #expect(!segments.contains { $0.start == 0 }, "\(segments)")
+            var second = Self.configuration()
+            second.defaultHeaders.set("User-Agent", "second-run")
+            let resumed = Session(configuration: second).downloadTask(withResumeData: data)
+            #expect(await resumed.outcome() == nil)
+            #expect(fingerprint(contents(dir + "/e.bin")) == fingerprint(Self.source))
+            for request in server.requests where request.header("User-Agent") == "second-run" {
+                let range = try #require(request.header("Range"))
+                let start = Int64(range.dropFirst(6).split(separator: "-")[0]) ?? -1
+                #expect(!segments.contains { $0.start <= start && start < $0.end }, "\(range) was already held: \(segments)")
+            }
+        }
+    }
+
     /// A kill -9 must find, at every moment, a state that claims only bytes the part holds.
     /// The part holds a checkpointed segment map; its continuation is answered with a wrong
     /// Content-Range, so the download restarts and cuts the part to zero. The state beside the

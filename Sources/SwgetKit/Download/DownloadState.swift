@@ -88,7 +88,7 @@ struct DownloadState: Sendable {
         }
         switch ResumeNegotiation.evaluate(status: response.statusCode, headers: response.headers, resuming: stored) {
         case .append(let offset):
-            record(response, from: offset, originalURL: originalURL, sessionIdentifier: sessionIdentifier)
+            record(response, from: offset, continuing: true, originalURL: originalURL, sessionIdentifier: sessionIdentifier)
             return .write(from: offset)
         case .restartWithThisBody(let reason):
             if toStandardOutput { return .fail(reason: "the file changed on the server; cannot restart a transfer to standard output") }
@@ -181,8 +181,13 @@ struct DownloadState: Sendable {
     static let firstCheckpointBytes: Int64 = 256 << 10
 
     /// Starts (or continues) the resume state from an answer whose body begins at `offset`.
-    private mutating func record(_ response: Response, from offset: Int64, originalURL: URL, sessionIdentifier: String?) {
+    /// Records the validators and length of an answer written from `offset`. `continuing`: the
+    /// answer continues the stored bytes (a validated range), so what is held stays held, even
+    /// from byte 0: a segment map whose first piece is still empty keeps its later ranges.
+    private mutating func record(_ response: Response, from offset: Int64, continuing: Bool = false, originalURL: URL,
+                                 sessionIdentifier: String?) {
         writeOffset = offset
+        let keeps = continuing || offset > 0
         let total: Int64? = response.statusCode == 206
             ? ContentRange(response.headers["Content-Range"] ?? "")?.total
             : response.expectedContentLength
@@ -191,12 +196,12 @@ struct DownloadState: Sendable {
                                         etag: nil, lastModified: nil, expectedLength: nil, bytesOnDisk: 0,
                                         partPath: "", finalPath: "", sessionIdentifier: sessionIdentifier)
         data.finalURL = URLDisplay.masked(response.url).absoluteString
-        data.etag = response.headers["ETag"] ?? (offset > 0 ? data.etag : nil)
-        data.lastModified = response.headers["Last-Modified"] ?? (offset > 0 ? data.lastModified : nil)
-        data.expectedLength = total ?? (offset > 0 ? data.expectedLength : nil)
+        data.etag = response.headers["ETag"] ?? (keeps ? data.etag : nil)
+        data.lastModified = response.headers["Last-Modified"] ?? (keeps ? data.lastModified : nil)
+        data.expectedLength = total ?? (keeps ? data.expectedLength : nil)
         data.bytesOnDisk = offset
         data.acceptsUnvalidatedRange = false
-        if offset == 0 {
+        if !keeps {
             data.contentEncoding = BodyDecoding.normalizedEncoding(response.headers["Content-Encoding"])
             data.segments = nil
         }

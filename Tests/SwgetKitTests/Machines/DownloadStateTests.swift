@@ -225,6 +225,26 @@ struct DownloadStateTests {
         #expect(restarted.resume?.contentEncoding == nil)
     }
 
+    /// A segment map whose first piece is still empty continues from byte 0: the validated 206
+    /// from 0 must keep the ranges held further on, or the download fetches them again. (Found
+    /// by SegmentedDownloadTests under load: a cancel before the first connection's first byte.)
+    @Test("a range answer from byte 0 keeps the segments held further on")
+    func appendFromZeroKeepsSegments() {
+        var state = DownloadState()
+        let held = [ByteRange(start: 2000, end: 3000), ByteRange(start: 4000, end: 4500)]
+        state.resume = Self.stored(bytes: 0, segments: held)
+        guard case .resume(0, _) = state.plan(toStandardOutput: false) else {
+            Issue.record("a map with held ranges is continued with a range from 0")
+            return
+        }
+        let verdict = state.judge(Self.response(206, [("Content-Range", "bytes 0-4999/5000"), ("ETag", Self.strong)]),
+                                  originalURL: Self.url, sessionIdentifier: nil, toStandardOutput: false)
+        #expect(verdict == .write(from: 0))
+        #expect(state.resume?.segments == held)
+        #expect(state.resume?.etag == Self.strong)
+        #expect(state.resume?.expectedLength == 5000)
+    }
+
     // MARK: - checkpoints
 
     static let t0: UInt64 = 5_000_000_000_000
