@@ -172,19 +172,7 @@ struct SegmentedDownloadTests {
             let segments = try #require(data.segments)
             #expect(segments.count > 1, "\(segments)")
             let held = segments.reduce(Int64(0)) { $0 + $1.count }
-            // The second run is told apart by its User-Agent: requests of the first may still
-            // complete on the server after the cancel.
-            var second = Self.configuration()
-            second.defaultHeaders.set("User-Agent", "second-run")
-            let resumed = Session(configuration: second).downloadTask(withResumeData: data)
-            #expect(await resumed.outcome() == nil)
-            #expect(fingerprint(contents(dir + "/r.bin")) == fingerprint(Self.source))
-            // The second run asked only for bytes it did not hold.
-            for request in server.requests where request.header("User-Agent") == "second-run" {
-                let range = try #require(request.header("Range"))
-                let start = Int64(range.dropFirst(6).split(separator: "-")[0]) ?? -1
-                #expect(!segments.contains { $0.start <= start && start < $0.end }, "\(range) was already held: \(segments)")
-            }
+            try await Self.resumeAsSecondRun(data, server: server, file: dir + "/r.bin")
             #expect(held >= 300_000 - 100_000)
         }
     }
@@ -213,16 +201,24 @@ struct SegmentedDownloadTests {
             let segments = try #require(data.segments)
             #expect(data.bytesOnDisk == 0)
             #expect(!segments.contains { $0.start == 0 }, "\(segments)")
-            var second = Self.configuration()
-            second.defaultHeaders.set("User-Agent", "second-run")
-            let resumed = Session(configuration: second).downloadTask(withResumeData: data)
-            #expect(await resumed.outcome() == nil)
-            #expect(fingerprint(contents(dir + "/e.bin")) == fingerprint(Self.source))
-            for request in server.requests where request.header("User-Agent") == "second-run" {
-                let range = try #require(request.header("Range"))
-                let start = Int64(range.dropFirst(6).split(separator: "-")[0]) ?? -1
-                #expect(!segments.contains { $0.start <= start && start < $0.end }, "\(range) was already held: \(segments)")
-            }
+            try await Self.resumeAsSecondRun(data, server: server, file: dir + "/e.bin")
+        }
+    }
+
+    /// Continues `data` in a second session, checks the finished `file`, and checks that the
+    /// second run asked only for bytes `data` did not hold. The second run is told apart by its
+    /// User-Agent: requests of the first may still complete on the server after the cancel.
+    static func resumeAsSecondRun(_ data: ResumeData, server: TestServer, file: String) async throws {
+        let segments = data.segments ?? []
+        var second = configuration()
+        second.defaultHeaders.set("User-Agent", "second-run")
+        let resumed = Session(configuration: second).downloadTask(withResumeData: data)
+        #expect(await resumed.outcome() == nil)
+        #expect(fingerprint(contents(file)) == fingerprint(source))
+        for request in server.requests where request.header("User-Agent") == "second-run" {
+            let range = try #require(request.header("Range"))
+            let start = Int64(range.dropFirst(6).split(separator: "-")[0]) ?? -1
+            #expect(!segments.contains { $0.start <= start && start < $0.end }, "\(range) was already held: \(segments)")
         }
     }
 

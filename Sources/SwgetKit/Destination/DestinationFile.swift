@@ -66,7 +66,7 @@ public final class DestinationFile: Sendable {
         let (dir, base) = try split(directory: directory, name: name)
         try makeDirectories(dir)
         guard policy == .unique else {
-            let finalPath = join(dir, base)
+            let finalPath = DownloadPaths.join(dir, base)
             if policy == .noClobber && exists(finalPath) { return nil }
             let partPath = try paths(dir, base).partPath
             let fd = try openLocked(partPath, flags: O_CREAT)
@@ -93,14 +93,14 @@ public final class DestinationFile: Sendable {
             return DestinationFile(directory: dir, baseName: seed, attempt: attempt, finalPath: finalPath,
                                    partPath: partPath, fileDescriptor: fd, policy: policy, existingLength: 0)
         }
-        throw DestinationError(.create, path: join(dir, seed) + ".part", errno: EEXIST)
+        throw DestinationError(.create, path: DownloadPaths.join(dir, seed) + ".part", errno: EEXIST)
     }
 
     /// Opens the existing `<directory>/<name>.part` to continue it (no truncation; `existingLength` is its size).
     /// Returns nil when there is no such part file; throws when another process is writing it.
     public static func resume(directory: String, name: String, policy: Policy = .unique) throws(DestinationError) -> DestinationFile? {
         let (dir, base) = try split(directory: directory, name: name)
-        let finalPath = join(dir, base)
+        let finalPath = DownloadPaths.join(dir, base)
         let partPath = try paths(dir, base).partPath
         guard exists(partPath) else { return nil }
         let fd = try openLocked(partPath, flags: 0)
@@ -141,7 +141,7 @@ public final class DestinationFile: Sendable {
             }
             repeat {
                 attempt += 1
-                target = Self.join(directory, UniqueName.candidate(baseName, attempt: attempt, maxBytes: Self.maxBaseBytes))
+                target = DownloadPaths.join(directory, UniqueName.candidate(baseName, attempt: attempt, maxBytes: Self.maxBaseBytes))
             } while attempt < Self.maxAttempts && (Self.exists(target) || Self.exists(target + ".part"))
         }
     }
@@ -159,14 +159,14 @@ extension DestinationFile {
     /// The file layout of `name` in `directory`; EINVAL when the name is not one component.
     private static func paths(_ directory: String, _ name: String) throws(DestinationError) -> DownloadPaths {
         guard let paths = DownloadPaths(directory: directory, name: name) else {
-            throw DestinationError(.create, path: join(directory, name), errno: EINVAL)
+            throw DestinationError(.create, path: DownloadPaths.join(directory, name), errno: EINVAL)
         }
         return paths
     }
 
     /// Joins directory and name into (directory of the file, file name); throws EINVAL when no file name remains.
     static func split(directory: String, name: String) throws(DestinationError) -> (String, String) {
-        let path = join(directory, name)
+        let path = DownloadPaths.join(directory, name)
         guard let slash = path.lastIndex(of: "/") else {
             guard path != ".", path != "..", !path.isEmpty else { throw DestinationError(.create, path: path, errno: EINVAL) }
             return ("", path)
@@ -175,8 +175,6 @@ extension DestinationFile {
         guard !base.isEmpty, base != ".", base != ".." else { throw DestinationError(.create, path: path, errno: EINVAL) }
         return (slash == path.startIndex ? "/" : String(path[..<slash]), base)
     }
-
-    static func join(_ directory: String, _ name: String) -> String { DownloadPaths.join(directory, name) }
 
     /// True when something (file, directory, even a dangling symlink) has this name.
     static func exists(_ path: String) -> Bool {

@@ -61,12 +61,12 @@ final class UnnamedFile: Sendable {
         let finalPath: String
         if policy == .noClobber {
             // Only NAME counts (a part file left beside it would be taken over by a part file too).
-            finalPath = DestinationFile.join(dir, base)
+            finalPath = DownloadPaths.join(dir, base)
             if DestinationFile.exists(finalPath) { return .skipped(finalPath) }
             attempt = 0
         } else {
             guard let free = try firstFreeName(dir, seed, from: 0) else {
-                throw DestinationError(.create, path: DestinationFile.join(dir, seed), errno: EEXIST)
+                throw DestinationError(.create, path: DownloadPaths.join(dir, seed), errno: EEXIST)
             }
             (attempt, finalPath) = free
         }
@@ -128,7 +128,7 @@ final class UnnamedFile: Sendable {
         for attempt in attempt..<DestinationFile.maxAttempts {
             let name = UniqueName.candidate(seed, attempt: attempt, maxBytes: DestinationFile.maxBaseBytes)
             guard let paths = DownloadPaths(directory: directory, name: name) else {
-                throw DestinationError(.create, path: DestinationFile.join(directory, name), errno: EINVAL)
+                throw DestinationError(.create, path: DownloadPaths.join(directory, name), errno: EINVAL)
             }
             if !DestinationFile.exists(paths.finalPath) && !DestinationFile.exists(paths.partPath) {
                 return (attempt, paths.finalPath)

@@ -181,9 +181,9 @@ struct DownloadState: Sendable {
     static let firstCheckpointBytes: Int64 = 256 << 10
 
     /// Starts (or continues) the resume state from an answer whose body begins at `offset`.
-    /// Records the validators and length of an answer written from `offset`. `continuing`: the
-    /// answer continues the stored bytes (a validated range), so what is held stays held, even
-    /// from byte 0: a segment map whose first piece is still empty keeps its later ranges.
+    /// `continuing`: the answer continues the stored bytes (a validated range), so what is held
+    /// stays held, even from byte 0: a segment map whose first piece is still empty keeps its
+    /// later ranges.
     private mutating func record(_ response: Response, from offset: Int64, continuing: Bool = false, originalURL: URL,
                                  sessionIdentifier: String?) {
         writeOffset = offset

@@ -11,7 +11,7 @@ enum HTTPDate {
     static func parse(_ text: String) -> Date? {
         let parts = text.split(separator: " ")
         guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]),
-              let month = monthNames.firstIndex(where: { String(parts[2]).caseInsensitiveEquals($0) }),
+              case let monthText = String(parts[2]), let month = monthNames.firstIndex(where: monthText.caseInsensitiveEquals),
               let year = Int(parts[3]) else { return nil }
         let clock = parts[4].split(separator: ":")
         guard clock.count == 3, let h = Int(clock[0]), let m = Int(clock[1]), let s = Int(clock[2]),

@@ -30,6 +30,8 @@ final class EventDelivery: Sendable {
         var reentrantWaits = 0
 
         var isEmpty: Bool { head >= queue.count }
+        /// Nothing left to deliver, or a callback of this task waits for the task itself.
+        var isDrained: Bool { (isEmpty && !delivering) || reentrantWaits > 0 }
     }
 
     private let state = NIOLockedValueBox(State())
@@ -70,10 +72,10 @@ final class EventDelivery: Sendable {
     /// the task to finish.
     func drained() async {
         // Most often nothing is queued: no continuation to make.
-        if state.withLockedValue({ ($0.isEmpty && !$0.delivering) || $0.reentrantWaits > 0 }) { return }
+        if state.withLockedValue({ $0.isDrained }) { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let now = state.withLockedValue { state -> Bool in
-                if (state.isEmpty && !state.delivering) || state.reentrantWaits > 0 { return true }
+                if state.isDrained { return true }
                 state.drainWaiters.append(continuation)
                 return false
             }
