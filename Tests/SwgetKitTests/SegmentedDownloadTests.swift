@@ -182,12 +182,15 @@ struct SegmentedDownloadTests {
     /// asks for a range from 0, must still keep the ranges held further on.
     @Test func aMapWhoseFirstPieceIsEmptyKeepsItsLaterRanges() async throws {
         let dir = try makeTemporaryDirectory()
-        let opening = BodyGate()  // the open answer sends nothing before the cancel
+        // Nothing from byte 0 goes before the cancel: neither the open answer nor, should a
+        // loaded machine let its read time out, a retry that asks for a range from 0.
+        let opening = BodyGate()
         let ranges = BodyGate()
         ranges.open(to: 100_000)
         try await withServer({ request in
             let response = TestResponse.serving(Self.source, to: request, etag: "\"s1\"")
-            return request.header("Range") == nil
+            let range = request.header("Range")
+            return range == nil || range?.hasPrefix("bytes=0-") == true
                 ? response.trickled(bytesPerWrite: 10_000, every: .milliseconds(10), gate: opening)
                 : response.trickled(bytesPerWrite: 10_000, every: .milliseconds(10), gate: ranges)
         }) { server in
