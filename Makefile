@@ -26,7 +26,7 @@ all: build
 build: $(BINARY)
 
 $(BINARY): $(SOURCES)
-	$(SWIFT) build -c release --product swget --static-swift-stdlib $(SWIFT_BUILD_FLAGS)
+	SWIFT="$(SWIFT)" scripts/build-release $(SWIFT_BUILD_FLAGS)
 	@touch $@
 
 install: $(BINARY)
