@@ -64,7 +64,8 @@ extension DestinationOptions {
         destination.continuePartial = continuePartial
         destination.keepsErrorResponses = contentOnError
         destination.startOffset = startPos.flatMap(Self.offset) ?? 0
-        return destination
+        // Once for the whole run, where each task would otherwise read the working directory.
+        return destination.anchored(at: Terminal.workingDirectory)
     }
 
     /// A `--start-pos` value: a size, or 0 (wget accepts it: the whole file).

@@ -74,6 +74,34 @@ public struct DownloadDestination: Sendable, Equatable {
     /// A destination at `target`, with every other setting at its default.
     public init(_ target: Target) { self.target = target }
 
+    /// This destination with a relative directory or file path made absolute against
+    /// `workingDirectory`. A task does it itself, against the working directory of the moment it
+    /// is made; a caller that makes many tasks from one destination can do it once instead.
+    public func anchored(at workingDirectory: String) -> DownloadDestination {
+        var copy = self
+        switch target {
+        case .directory(let path): copy.target = .directory(Self.absolutePath(path, in: workingDirectory))
+        case .file(let path): copy.target = .file(Self.absolutePath(path, in: workingDirectory))
+        case .standardOutput: break
+        }
+        return copy
+    }
+
+    /// `path` itself when absolute; else `path` inside `workingDirectory` (`.` and `./` dropped).
+    static func absolutePath(_ path: String, in workingDirectory: String) -> String {
+        if path.hasPrefix("/") || workingDirectory.isEmpty { return path }
+        if path.isEmpty || path == "." { return workingDirectory }
+        return DownloadPaths.join(workingDirectory, path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
+    }
+
+    /// Whether ``anchored(at:)`` would change anything.
+    var isAnchored: Bool {
+        switch target {
+        case .directory(let path), .file(let path): path.hasPrefix("/")
+        case .standardOutput: true
+        }
+    }
+
     /// A directory, by path.
     public static func directory(_ path: String) -> DownloadDestination { .init(.directory(path)) }
     /// A directory, by file URL.

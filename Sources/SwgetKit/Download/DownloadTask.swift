@@ -91,22 +91,9 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     /// The destination with a relative path made absolute from the working directory now, so
     /// that resume data works from anywhere.
     static func absolute(_ destination: DownloadDestination) -> DownloadDestination {
-        var copy = destination
-        switch destination.target {
-        case .directory(let path): copy.target = .directory(absolutePath(path))
-        case .file(let path): copy.target = .file(absolutePath(path))
-        case .standardOutput: break
-        }
-        return copy
-    }
-
-    static func absolutePath(_ path: String) -> String {
-        if path.hasPrefix("/") { return path }
+        if destination.isAnchored { return destination }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { return path }
-        let cwd = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if path.isEmpty || path == "." { return cwd }
-        let trimmed = path.hasPrefix("./") ? String(path.dropFirst(2)) : path
-        return DownloadPaths.join(cwd, trimmed)
+        guard getcwd(&buffer, buffer.count) != nil else { return destination }
+        return destination.anchored(at: String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 }
