@@ -13,6 +13,13 @@ import SwgetTestSupport
 /// transfer corrupted a concurrent test's `.part` file with its last 200 bytes this way.
 @Suite("Body streaming into a file")
 struct BodyStreamingTests {
+    /// Plain connections take up to four reads per wake-up; TLS and rate-limited ones one, so
+    /// NIOSSL's plaintext buffer holds one read's worth (four grew it to 2 MiB per connection).
+    @Test(arguments: [(false, false, UInt(4)), (true, false, UInt(1)), (false, true, UInt(1)), (true, true, UInt(1))])
+    func readsPerWakeUp(tls: Bool, rateLimited: Bool, expected: UInt) {
+        #expect(HTTPConnection.Settings.readsPerWakeUp(tls: tls, rateLimited: rateLimited) == expected)
+    }
+
     @Test func aCancelledReaderLetsGoOfTheFileBeforeReturning() async throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
