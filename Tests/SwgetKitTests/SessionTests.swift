@@ -215,13 +215,18 @@ struct SessionLifecycleTests {
     }
 
     @Test func invalidateAndCancelStopsRunningTasks() async throws {
-        try await withServer({ _ in .ok(bytes(1_000_000)).trickled(bytesPerWrite: 1_000, every: .milliseconds(10)) }) { server in
+        // The body stops at 10 kB until the cancel: however long a loaded machine keeps the test
+        // from looking, the download cannot end first (it did on CI with a body that only crawled).
+        let gate = BodyGate()
+        gate.open(to: 10_000)
+        try await withServer({ _ in .ok(bytes(1_000_000)).trickled(bytesPerWrite: 1_000, every: .milliseconds(1), gate: gate) }) { server in
             let session = Session()
             let task = session.dataTask(with: request(server.baseURL + "/a"))
             task.resume()
             while task.countOfBytesReceived == 0 { try await Task.sleep(for: .milliseconds(10)) }
             session.invalidateAndCancel()
             #expect(await task.outcome() == SessionError.cancelled)
+            gate.openFully()
         }
     }
 
