@@ -163,11 +163,7 @@ struct SegmentedDownloadTests {
                 ? response.trickled(bytesPerWrite: 1_000, every: .milliseconds(20))
                 : response.trickled(bytesPerWrite: 10_000, every: .milliseconds(10), gate: gate)
         }) { server in
-            let session = Session(configuration: Self.configuration())
-            let task = session.downloadTask(with: request(server.baseURL + "/r.bin"), destination: .directory(dir))
-            task.resume()
-            while task.countOfBytesReceived < 300_000 { try await Task.sleep(for: .milliseconds(5)) }
-            let data = try #require(await task.cancelProducingResumeData())
+            let data = try await Self.cancelOnceReceived(300_000, url: server.baseURL + "/r.bin", into: dir)
             gate.openFully()
             let segments = try #require(data.segments)
             #expect(segments.count > 1, "\(segments)")
@@ -194,11 +190,7 @@ struct SegmentedDownloadTests {
                 ? response.trickled(bytesPerWrite: 10_000, every: .milliseconds(10), gate: opening)
                 : response.trickled(bytesPerWrite: 10_000, every: .milliseconds(10), gate: ranges)
         }) { server in
-            let session = Session(configuration: Self.configuration())
-            let task = session.downloadTask(with: request(server.baseURL + "/e.bin"), destination: .directory(dir))
-            task.resume()
-            while task.countOfBytesReceived < 200_000 { try await Task.sleep(for: .milliseconds(5)) }
-            let data = try #require(await task.cancelProducingResumeData())
+            let data = try await Self.cancelOnceReceived(200_000, url: server.baseURL + "/e.bin", into: dir)
             opening.openFully()
             ranges.openFully()
             let segments = try #require(data.segments)
@@ -206,6 +198,15 @@ struct SegmentedDownloadTests {
             #expect(!segments.contains { $0.start == 0 }, "\(segments)")
             try await Self.resumeAsSecondRun(data, server: server, file: dir + "/e.bin")
         }
+    }
+
+    /// Starts a segmented download of `url` into `directory` and cancels it, keeping its resume
+    /// data, once `bytes` have arrived.
+    static func cancelOnceReceived(_ bytes: Int64, url: String, into directory: String) async throws -> ResumeData {
+        let task = Session(configuration: configuration()).downloadTask(with: request(url), destination: .directory(directory))
+        task.resume()
+        while task.countOfBytesReceived < bytes { try await Task.sleep(for: .milliseconds(5)) }
+        return try #require(await task.cancelProducingResumeData())
     }
 
     /// Continues `data` in a second session, checks the finished `file`, and checks that the
