@@ -55,4 +55,26 @@ struct ResumeStoreTests {
         try ResumeStore.save(data, at: paths)
         #expect(entries(dir) == ["f.bin.swget"])
     }
+
+    /// A kill between the publish and the state's removal leaves `NAME` complete and
+    /// `NAME.swget` beside it with no part. The next run removes that state, whether it skips
+    /// the name (`-nc`) or downloads to another one (the fault soak's finding, seed 20261127).
+    @Test(arguments: [DownloadDestination.Collision.skip, .uniqueName])
+    func aStateWhosePartIsGoneIsRemoved(_ collision: DownloadDestination.Collision) async throws {
+        let dir = try makeTemporaryDirectory()
+        try await withServer({ request in TestResponse.serving(ResumeTests.source, to: request, etag: "\"s\"") }) { server in
+            let url = server.baseURL + "/s.bin"
+            let paths = try #require(DownloadPaths(directory: dir, name: "s.bin"))
+            try Data(ResumeTests.source).write(to: URL(fileURLWithPath: paths.finalPath))
+            try ResumeStore.save(ResumeData(originalURL: url, finalURL: url, etag: "\"s\"", lastModified: nil,
+                                            expectedLength: Int64(ResumeTests.source.count), bytesOnDisk: 0, partPath: paths.partPath,
+                                            finalPath: paths.finalPath, sessionIdentifier: "test-bg"), at: paths)
+            var destination = DownloadDestination.directory(dir)
+            destination.collision = collision
+            let task = Session(configuration: ResumeTests.fastRetries(background: "test-bg")).downloadTask(with: request(url), destination: destination)
+            #expect(await task.outcome() == nil)
+            #expect(!files(in: dir).contains("s.bin.swget"), "\(files(in: dir))")
+            #expect(fingerprint(contents(paths.finalPath)) == fingerprint(ResumeTests.source))
+        }
+    }
 }

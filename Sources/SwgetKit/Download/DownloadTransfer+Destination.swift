@@ -35,7 +35,14 @@ extension DownloadTransfer {
         } catch {
             throw SessionError.fileIO.with(error.description).errno(error.errno)
         }
-        guard let part else { return }  // the part is gone: nothing to continue
+        guard let part else {
+            // The part is gone: nothing to continue, and the state describes nothing. A kill
+            // between a publish (the part renamed to NAME) and the state's removal leaves one
+            // beside the finished file; a rerun that skips NAME (`-nc`) or picks another name
+            // would otherwise leave it there for good.
+            ResumeStore.remove(at: paths)
+            return
+        }
         guard case .success(var valid) = data.validated(partLength: part.existingLength) else {
             invalid("ignoring the resume state of '\(paths.partPath)': it does not match the part file")
             part.abandon()
