@@ -173,6 +173,22 @@ struct RetryPolicyTests {
         #expect(HTTPDate.parse(text)?.timeIntervalSince1970 == epoch)
     }
 
-    @Test(arguments: ["", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 PST"])
+    @Test(arguments: [("Sun, 06 Nov 1994 08:49:37 GMT", 784_111_777.0), ("Thu, 01 Jan 1970 00:00:00 GMT", 0),
+                      ("Tue, 29 Feb 2000 12:00:00 GMT", 951_825_600), ("Fri, 31 Dec 9999 23:59:59 GMT", 253_402_300_799),
+                      // What the reader has always let through: any weekday word, the month in any
+                      // case, runs of spaces or colons, one-digit fields, a sign.
+                      ("x 06 NOV 1994 08:49:37 GMT", 784_111_777), ("Sun,  06 nOv 1994   8:49:37 GMT", 784_111_777),
+                      ("Sun, 06 Nov 1994 08::49:37 GMT", 784_111_777), ("Sun, +6 Nov 1994 08:49:37 GMT", 784_111_777)])
+    func moreHTTPDates(_ text: String, _ epoch: Double) {
+        #expect(HTTPDate.parse(text)?.timeIntervalSince1970 == epoch)
+    }
+
+    @Test(arguments: ["", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 PST",
+                      "Sun, 06 Nov 1994 08:49:37 GMT x", "Sun, 06 Nov 1994 08:49 GMT", "Sun, 06 Nov 1994 08:49:37:01 GMT",
+                      "Sun, 06 Novem 1994 08:49:37 GMT", "Sun, 06 No 1994 08:49:37 GMT", "Sun, 0x6 Nov 1994 08:49:37 GMT",
+                      "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 08:49:37 gmt", "Sun, - Nov 1994 08:49:37 GMT",
+                      // A hostile year overflowed the day count and crashed the reader.
+                      "Sun, 06 Nov 99999999999999999 08:49:37 GMT", "Sun, 06 Nov -5 08:49:37 GMT", "Sun, 06 Nov 0 08:49:37 GMT",
+                      "Sun, 06 Nov 1994 99999999999999999999:49:37 GMT"])
     func badHTTPDates(_ text: String) { #expect(HTTPDate.parse(text) == nil) }
 }

@@ -6,16 +6,33 @@ import Foundation
 
 /// IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form RFC 9110 requires senders to use.
 enum HTTPDate {
-    private static let monthNames = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+    private static let monthNames: [[UInt8]] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"].map { Array($0.utf8) }
 
+    /// The date, or nil when `text` is not six space-separated words `WDAY, DD MON YYYY
+    /// HH:MM:SS GMT` (any weekday word, the month in any case, runs of spaces and of colons
+    /// counting as one, a year from 1 to 9999). Read from the bytes in place: every downloaded file's `Last-Modified`
+    /// passes here, and splitting it into strings cost more than the rest of a small file's
+    /// bookkeeping.
     static func parse(_ text: String) -> Date? {
-        let parts = text.split(separator: " ")
-        guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]),
-              case let monthText = String(parts[2]), let month = monthNames.firstIndex(where: monthText.caseInsensitiveEquals),
-              let year = Int(parts[3]) else { return nil }
-        let clock = parts[4].split(separator: ":")
-        guard clock.count == 3, let h = Int(clock[0]), let m = Int(clock[1]), let s = Int(clock[2]),
-              (1...31).contains(day), (0...23).contains(h), (0...59).contains(m), (0...60).contains(s) else { return nil }
+        var text = text
+        return text.withUTF8 { parse(bytes: $0) }
+    }
+
+    private static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        guard let words = fields(bytes, separator: UInt8(ascii: " "), count: 6),
+              bytes[words[5]].elementsEqual("GMT".utf8),
+              let day = integer(bytes[words[1]]),
+              let month = monthNames.firstIndex(where: { name in
+                  name.count == words[2].count && zip(name, bytes[words[2]]).allSatisfy { $0 == $1 | 0x20 }
+              }),
+              let year = integer(bytes[words[3]]),
+              let clock = fields(UnsafeBufferPointer(rebasing: bytes[words[4]]), separator: UInt8(ascii: ":"), count: 3)
+        else { return nil }
+        let time = UnsafeBufferPointer(rebasing: bytes[words[4]])
+        guard let h = integer(time[clock[0]]), let m = integer(time[clock[1]]), let s = integer(time[clock[2]]),
+              (1...31).contains(day), (0...23).contains(h), (0...59).contains(m), (0...60).contains(s),
+              // Four digits, as the grammar says: a longer year overflowed the day count (a crash).
+              (1...9999).contains(year) else { return nil }
         // Days from the civil date (Howard Hinnant's algorithm), no calendar objects needed.
         let y = month < 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
@@ -25,6 +42,45 @@ enum HTTPDate {
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         let days = era * 146097 + doe - 719468
         return Date(timeIntervalSince1970: TimeInterval(days * 86400 + h * 3600 + m * 60 + s))
+    }
+
+    /// Exactly `count` non-empty runs of bytes between `separator`s, or nil.
+    private static func fields(_ bytes: UnsafeBufferPointer<UInt8>, separator: UInt8, count: Int) -> [Range<Int>]? {
+        var found: [Range<Int>] = []
+        found.reserveCapacity(count)
+        var start: Int?
+        for index in bytes.indices {
+            if bytes[index] == separator {
+                if let first = start { found.append(first..<index) }
+                start = nil
+                guard found.count <= count else { return nil }
+            } else if start == nil {
+                start = index
+            }
+        }
+        if let first = start { found.append(first..<bytes.count) }
+        return found.count == count ? found : nil
+    }
+
+    /// The bytes as `Int(_:)` reads a decimal: an optional sign, then digits only; nil on overflow.
+    private static func integer(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
+        var digits = bytes[...]
+        var negative = false
+        if let sign = digits.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+            negative = sign == UInt8(ascii: "-")
+            digits = digits.dropFirst()
+        }
+        guard !digits.isEmpty else { return nil }
+        var value = 0
+        for byte in digits {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            let digit = Int(byte &- UInt8(ascii: "0"))
+            let (times, overflowA) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflowB) = negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
+            guard !overflowA, !overflowB else { return nil }
+            value = next
+        }
+        return value
     }
 
     /// `date` as an IMF-fixdate (whole seconds, rounded down), for `If-Modified-Since`.
