@@ -291,7 +291,7 @@ struct SwgetCommand: AsyncParsableCommand {
         // Spaces and control characters are never part of a URL typed on a command line.
         guard !argument.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else { return nil }
         // data: URLs have no "//" (RFC 2397).
-        var text = argument.contains("://") || argument.lowercased().hasPrefix("data:") ? argument : "http://" + argument
+        var text = Self.hasScheme(argument) ? argument : "http://" + argument
         if let path = body?.uploadPath { text = BodyArguments.uploadURL(text, uploading: path) }
         // Internationalised names and non-ASCII paths: the punycode host (IDNA 2008 / UTS #46
         // through libidn2) and UTF-8 percent-encoding go on the wire.
@@ -307,6 +307,23 @@ struct SwgetCommand: AsyncParsableCommand {
         body?.apply(to: &request)
         request.credential = credential
         return request
+    }
+
+    /// The argument names its scheme (`…://`, or `data:` in any case), byte by byte: one
+    /// check per URL of a batch, where a substring search on characters cost ~9,000
+    /// instructions.
+    static func hasScheme(_ argument: String) -> Bool {
+        let bytes = argument.utf8
+        if bytes.count >= 5, zip(bytes, "data:".utf8).allSatisfy({ $0 | ($0 >= 0x41 && $0 <= 0x5A ? 0x20 : 0) == $1 }) {
+            return true
+        }
+        var colons = bytes.makeIterator()
+        var previous: (UInt8, UInt8) = (0, 0)
+        while let byte = colons.next() {
+            if previous == (UInt8(ascii: ":"), UInt8(ascii: "/")) && byte == UInt8(ascii: "/") { return true }
+            previous = (previous.1, byte)
+        }
+        return false
     }
 
     /// `http://b%C3%BCcher.example/`: a host the URL Standard decodes before IDNA.
