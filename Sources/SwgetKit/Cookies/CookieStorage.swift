@@ -154,7 +154,8 @@ public final class CookieStorage: Sendable {
     /// The Cookie header value for a request to `url` (§5.8.3): the matching cookies as `name=value` joined
     /// by "; ", longer paths first, then earlier creation; nil when none match. Updates their last-access time.
     public func cookieHeader(for url: URL) -> String? {
-        guard let origin = origin(of: url) else { return nil }
+        // Most sessions hold no cookie at all: no URL to take apart for every request.
+        guard state.withLock({ $0.jar.count > 0 }), let origin = origin(of: url) else { return nil }
         let now = clock()
         let cookies = state.withLock { $0.jar.cookies(for: origin, now: now, touch: true) }
         return Self.headerValue(for: cookies)

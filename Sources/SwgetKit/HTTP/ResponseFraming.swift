@@ -58,14 +58,14 @@ struct ResponseFraming: Equatable, Sendable {
         if requestMethod.caseInsensitiveEquals("HEAD") { return .none }
         if (100..<200).contains(status) || status == 204 || status == 304 { return .none }
         let transferCodings = headers.values(for: "Transfer-Encoding")
-            .flatMap { $0.split(separator: ",") }
+            .flatMap { $0.commaSeparated() }
             .map { $0.trimmingOWS.lowercased() }
         if let last = transferCodings.last {
             // chunked must be the final coding; otherwise the body runs until close.
             return last == "chunked" ? .chunked : .untilClose
         }
         let lengths = headers.values(for: "Content-Length")
-            .flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
+            .flatMap { $0.commaSeparated(omittingEmpty: false) }
             .map { $0.trimmingOWS }
         if let first = lengths.first {
             // Repeated identical values are allowed ("42, 42"); anything else is an error.
@@ -81,7 +81,7 @@ struct ResponseFraming: Equatable, Sendable {
     private static func keepAlive(versionMajor: Int, versionMinor: Int, headers: HeaderFields, body: Body) -> Bool {
         if body == .untilClose { return false }
         let tokens = headers.values(for: "Connection")
-            .flatMap { $0.split(separator: ",") }
+            .flatMap { $0.commaSeparated() }
             .map { $0.trimmingOWS.lowercased() }
         if tokens.contains("close") { return false }
         if versionMajor == 1 && versionMinor == 0 { return tokens.contains("keep-alive") }

@@ -67,16 +67,45 @@ extension String {
     func caseInsensitiveEquals(_ other: String) -> Bool {
         let a = utf8, b = other.utf8
         guard a.count == b.count else { return false }
-        return zip(a, b).allSatisfy { x, y in x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A) }
+        // Over the bytes in place (every header lookup of every request comes here); a `zip`
+        // of the two views was not optimised into a loop.
+        let equal = a.withContiguousStorageIfAvailable { x in
+            b.withContiguousStorageIfAvailable { y in
+                for i in 0..<x.count where !Self.sameLetter(x[i], y[i]) { return false }
+                return true
+            }
+        }
+        if let equal = equal ?? nil { return equal }
+        return zip(a, b).allSatisfy(Self.sameLetter)
+    }
+
+    private static func sameLetter(_ x: UInt8, _ y: UInt8) -> Bool {
+        x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A)
     }
 }
 
-extension StringProtocol {
-    /// The text without leading and trailing spaces and tabs (HTTP's optional white space).
+extension String {
+    /// The text without leading and trailing spaces and tabs (HTTP's optional white space),
+    /// found by byte (a search by Character walks grapheme clusters).
+    var trimmingOWS: String { self[...].trimmingOWS }
+
+    /// The comma-separated elements of a header value (RFC 9110's `#rule`), cut by byte.
+    func commaSeparated(omittingEmpty: Bool = true) -> [Substring] { self[...].commaSeparated(omittingEmpty: omittingEmpty) }
+}
+
+extension Substring {
+    /// See ``Swift/String/trimmingOWS``.
     var trimmingOWS: String {
-        let isOWS: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let start = firstIndex(where: { !isOWS($0) }) else { return "" }
-        guard let end = lastIndex(where: { !isOWS($0) }) else { return "" }
-        return String(self[start...end])
+        let bytes = utf8
+        let isText: (UInt8) -> Bool = { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
+        guard let start = bytes.firstIndex(where: isText), let last = bytes.lastIndex(where: isText) else { return "" }
+        // The end is the byte after the last one kept: a scalar boundary even after a
+        // multi-byte character.
+        return String(self[start..<bytes.index(after: last)])
+    }
+
+    /// See ``Swift/String/commaSeparated(omittingEmpty:)``.
+    func commaSeparated(omittingEmpty: Bool = true) -> [Substring] {
+        utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: omittingEmpty).map { self[$0.startIndex..<$0.endIndex] }
     }
 }

@@ -39,8 +39,9 @@ public struct Response: Sendable, Equatable {
     /// The media type of `Content-Type` without parameters, lowercased ("text/html").
     public var mimeType: String? {
         guard let type = headers["Content-Type"] else { return nil }
-        let media = type.split(separator: ";", maxSplits: 1).first.map(\.trimmingOWS)
-        guard let media, !media.isEmpty else { return nil }
+        let end = type.utf8.firstIndex(of: UInt8(ascii: ";")) ?? type.endIndex
+        let media = type[..<end].trimmingOWS
+        guard !media.isEmpty else { return nil }
         return media.lowercased()
     }
 
