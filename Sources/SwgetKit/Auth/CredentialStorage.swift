@@ -136,6 +136,9 @@ public final class CredentialStorage: Sendable {
         }
     }
 
+    /// Some protection space holds a credential (a quick test before a request looks for one).
+    var holdsCredentials: Bool { state.withLock { !$0.spaces.isEmpty } }
+
     /// What to send, before any challenge, with a request `method uri` to the origin (`host`,
     /// `port`, `scheme`) or proxy (`isProxy`): the most recently used space of that origin with a
     /// default credential: Basic from the credential, Digest with the remembered nonce and the

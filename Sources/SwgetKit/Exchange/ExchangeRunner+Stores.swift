@@ -46,17 +46,20 @@ extension ExchangeRunner {
     /// A credential the storage already saw accepted by this protection space, or Basic for the
     /// request's own credential when the configuration sends it before any challenge.
     private static func preemptiveAuthorization(for request: Request, task: SessionTask) -> PreemptiveAuthorization? {
-        guard let target = try? HTTPTarget(request.url) else { return nil }
-        let origin = target.origin
         let configuration = task.session.configuration
+        // Most requests have nothing to send: no stored credential, none of their own. Say so
+        // before the URL is taken apart (once per request of a batch).
+        let own = configuration.sendsCredentialsPreemptively ? Self.ownCredential(of: task.originalRequest) : nil
+        guard own != nil || configuration.credentialStorage.holdsCredentials,
+              let target = try? HTTPTarget(request.url) else { return nil }
+        let origin = target.origin
         let uri = Self.requestTarget(request.url)
         if let stored = configuration.credentialStorage.preemptiveAuthorization(
             host: origin.host, port: origin.port, scheme: origin.scheme, isProxy: false,
             method: request.method.uppercased(), uri: uri, body: .empty) {
             return stored
         }
-        guard configuration.sendsCredentialsPreemptively, Origin(task.originalRequest.url).isSame(as: origin),
-              let credential = Self.ownCredential(of: task.originalRequest) else { return nil }
+        guard let credential = own, Origin(task.originalRequest.url).isSame(as: origin) else { return nil }
         let space = ProtectionSpace(host: origin.host, port: origin.port, scheme: origin.scheme, realm: nil,
                                     authenticationMethod: .httpBasic, isProxy: false)
         return try? PreemptiveAuthorization.basic(credential, for: space)

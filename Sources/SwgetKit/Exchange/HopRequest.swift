@@ -112,7 +112,8 @@ enum HopRequest {
             request.headers.set("Content-Type", type)  // a form's, with its boundary
         }
         if context.withoutExpectation { request.headers.remove("Expect") }
-        if !Origin(original.url).isSame(as: Origin(target.url)) {
+        // The same URL is the same origin (most hops): no URL taken apart twice per request.
+        if original.url != target.url && !Origin(original.url).isSame(as: Origin(target.url)) {
             for name in originBoundFields { request.headers.remove(name) }
         }
         for field in original.cachePolicy.fields where !request.headers.contains(field.name) {

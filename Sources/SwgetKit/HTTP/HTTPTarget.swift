@@ -40,7 +40,7 @@ struct HTTPTarget: Sendable, Equatable {
     /// Letters, digits and `-._` (host names, IPv4), or an IPv6 literal; nothing that could
     /// smuggle spaces, control characters or `@` tricks into a connection or Host header.
     static func isValidHost(_ host: String) -> Bool {
-        if host.contains(":") { return host.utf8.allSatisfy { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") || isHexDigit($0) } }
+        if host.utf8.contains(UInt8(ascii: ":")) { return host.utf8.allSatisfy { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") || isHexDigit($0) } }
         return host.utf8.allSatisfy { byte in
             (byte >= 0x30 && byte <= 0x39) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A)
                 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
