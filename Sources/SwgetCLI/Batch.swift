@@ -87,6 +87,9 @@ struct Batch: Sendable {
         let jobs = expandsFTPGlobs ? await expandGlobs(jobs, tally: &tally) : jobs
         var pending = jobs.enumerated().makeIterator()
         var lastStart: ContinuousClock.Instant?
+        // The jobs run on the session's event loop, beside their connections: starting a
+        // download and hearing that it ended then crosses no thread.
+        await withTaskExecutorPreference(session.taskExecutor) {
         await withTaskGroup(of: Outcome.self) { group in
             func startNext() -> Bool {
                 guard interruption.signal == nil, let next = pending.next() else { return false }
@@ -114,6 +117,7 @@ struct Batch: Sendable {
                 }
                 _ = startNext()
             }
+        }
         }
         return tally
     }

@@ -162,7 +162,9 @@ struct SwgetCommand: AsyncParsableCommand {
             reporter.reportFailure(url: "swget", message: error.description, exitCode: ExitStatus.fileIO.rawValue)
             throw ExitCode(ExitStatus.fileIO.rawValue)
         }
-        let session = Session(configuration: configuration, delegate: reporter)
+        // The transfers and the reporter run on the thread of the one event loop: the reporter
+        // formats a line or a bar and writes it, and never blocks; no thread switch per file.
+        let session = Session(configuration: configuration, delegate: reporter, threading: .eventLoop)
         let interruption = Interruption(session: session)
         let resize = Interruption.onResize { reporter.terminalResized() }
         defer { resize.cancel() }

@@ -63,7 +63,7 @@ final class EventDelivery: Sendable {
             return true
         }
         if start {
-            Task { await self.deliver(for: task, to: delegate) }
+            Task(executorPreference: task.session.threading.transferExecutor(of: task.session)) { await self.deliver(for: task, to: delegate) }
         }
     }
 

@@ -33,6 +33,17 @@ public final class Session: Sendable {
     /// The configuration's `maximumBytesPerSecond`, shared by all connections.
     let rateLimiter: RateLimiter?
     let eventLoopGroup: any EventLoopGroup
+    /// Where the transfers run and the delegate is called.
+    public let threading: SessionThreading
+    /// The event loop of a session with ``SessionThreading/eventLoop`` threading.
+    let executor: EventLoopExecutor
+
+    /// The executor the session's transfers run on: with ``SessionThreading/eventLoop``, the
+    /// thread of the event loop that carries their connections (code that starts many tasks and
+    /// awaits each one, as a batch does, saves a thread switch per task under
+    /// `withTaskExecutorPreference(session.taskExecutor)`, and must not block there); otherwise
+    /// Swift's global concurrent executor.
+    public var taskExecutor: any TaskExecutor { threading.transferExecutor(of: self) ?? globalConcurrentExecutor }
     /// The configuration's protocol handlers, then the built-in ones.
     let protocols: ProtocolRegistry
     /// Logged-in FTP control connections between files.
@@ -48,11 +59,15 @@ public final class Session: Sendable {
     private let state = NIOLockedValueBox(State())
 
     /// A session with a copy of `configuration` and `delegate` (nil: every decision takes its
-    /// default). Connections run on NIO's shared `MultiThreadedEventLoopGroup.singleton`.
-    public init(configuration: SessionConfiguration = .default, delegate: (any SessionDelegate)? = nil) {
+    /// default), running its transfers as `threading` says. Connections run on NIO's shared
+    /// `MultiThreadedEventLoopGroup.singleton`.
+    public init(configuration: SessionConfiguration = .default, delegate: (any SessionDelegate)? = nil,
+                threading: SessionThreading = .concurrent) {
         self.configuration = configuration
         self.delegate = delegate
+        self.threading = threading
         self.eventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        self.executor = EventLoopExecutor(eventLoopGroup.next())
         self.protocols = ProtocolRegistry(custom: configuration.protocolHandlers)
         self.rateLimiter = configuration.maximumBytesPerSecond.flatMap { $0 > 0 ? RateLimiter(bytesPerSecond: $0) : nil }
         self.pool = ConnectionPool(maxConnectionsPerHost: configuration.maxConnectionsPerHost,

@@ -14,8 +14,11 @@
 ///   ``TaskEvent`` documents; a decision is asked only after every earlier event of that task
 ///   was delivered. Calls for different tasks may run concurrently: an implementation shared
 ///   by several tasks must be `Sendable`-safe.
-/// - **Context.** Nothing is called on a NIO event loop. Events are delivered by a task of
-///   their own, so a slow ``task(_:didEmit:)`` delays later events of that task but never the
+/// - **Context.** Where the session's ``SessionThreading`` says. With `.concurrent` (the
+///   default) nothing is called on a NIO event loop: a callback may block. With `.eventLoop`
+///   every call runs on the thread that carries the session's connections, with no thread
+///   switch, and must not block. Either way events are delivered by a task of their own, so a
+///   slow ``task(_:didEmit:)`` that awaits delays later events of that task but never the
 ///   transfer: body bytes keep flowing to the file meanwhile. Decisions are awaited by the
 ///   transfer (it waits for the answer).
 /// - **Re-entrancy.** Any method of a task or session may be called from any callback:
