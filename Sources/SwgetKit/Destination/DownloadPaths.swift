@@ -23,19 +23,19 @@ struct DownloadPaths: Equatable, Sendable {
     /// `directory` and a single-component `name`; nil when `name` is empty, `.`, `..` or
     /// contains a slash or a NUL byte (which would end the path at the system call).
     init?(directory: String, name: String) {
-        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.utf8.contains(0) else { return nil }
+        guard !name.isEmpty, name != ".", name != "..", !name.utf8.contains(UInt8(ascii: "/")), !name.utf8.contains(0) else { return nil }
         self.directory = directory
         self.name = name
     }
 
     /// Splits a path into directory and name (`-O dir/file`); nil when no file name remains.
     init?(finalPath: String) {
-        guard let slash = finalPath.lastIndex(of: "/") else {
+        guard let slash = finalPath.utf8.lastIndex(of: UInt8(ascii: "/")) else {
             self.init(directory: "", name: finalPath)
             return
         }
         let directory = slash == finalPath.startIndex ? "/" : String(finalPath[..<slash])
-        self.init(directory: directory, name: String(finalPath[finalPath.index(after: slash)...]))
+        self.init(directory: directory, name: String(finalPath[finalPath.utf8.index(after: slash)...]))
     }
 
     /// The paths of the state file `stateFileName` found in `directory`, whose contents say the

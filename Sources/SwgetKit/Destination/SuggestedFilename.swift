@@ -106,8 +106,8 @@ public enum SuggestedFilename {
 
     /// The extension for a Content-Type value such as "text/html; charset=utf-8", if known.
     static func mimeExtension(_ mimeType: String?) -> String? {
-        guard let mimeType, let essence = mimeType.split(separator: ";", omittingEmptySubsequences: false).first
-        else { return nil }
+        guard let mimeType else { return nil }
+        let essence = mimeType[..<(mimeType.utf8.firstIndex(of: UInt8(ascii: ";")) ?? mimeType.endIndex)]
         let key = essence.filter { !$0.isWhitespace }.lowercased()
         return extensionsByMIMEType[key]
     }

@@ -54,7 +54,7 @@ struct HTTPTarget: Sendable, Equatable {
     /// The `Host` field value: the host (IPv6 in brackets), with the port unless it is the
     /// scheme's default.
     var hostField: String {
-        let name = host.contains(":") ? "[\(host)]" : host
+        let name = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
         let defaultPort = origin.scheme == "https" ? 443 : 80
         return origin.port == defaultPort ? name : "\(name):\(origin.port)"
     }
@@ -76,7 +76,7 @@ struct HTTPTarget: Sendable, Equatable {
         if let query = request.url.query(percentEncoded: true) { target += "?" + query }
         if absoluteForm {
             // RFC 9112 §3.2.2: to a forward proxy, the whole URL (without userinfo or fragment).
-            let host = self.host.contains(":") ? "[\(self.host)]" : self.host
+            let host = self.host.utf8.contains(UInt8(ascii: ":")) ? "[\(self.host)]" : self.host
             target = "\(origin.scheme)://\(host):\(origin.port)" + target
         }
         var headers = HTTPHeaders()

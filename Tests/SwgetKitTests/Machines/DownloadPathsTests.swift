@@ -113,6 +113,11 @@ struct DownloadPathsTests {
         FinalPathCase(path: "..", directory: nil, name: nil),
         FinalPathCase(path: "dir/..", directory: nil, name: nil),
         FinalPathCase(path: "dir/.", directory: nil, name: nil),
+        // Cut at the last slash byte: a combining mark after it stays with the name, and a
+        // multi-byte directory stays whole.
+        FinalPathCase(path: "dir/\u{301}x", directory: "dir", name: "\u{301}x"),
+        FinalPathCase(path: "é/ü/f.txt", directory: "é/ü", name: "f.txt"),
+        FinalPathCase(path: "/é", directory: "/", name: "é"),
     ]
 
     @Test(arguments: finalPaths)
