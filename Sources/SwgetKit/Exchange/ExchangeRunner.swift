@@ -274,8 +274,7 @@ final class ExchangeRunner: Loader {
 
     /// Records which connection a request of `task` goes out on (metrics, and a debug event).
     static func recordConnection(_ connection: HTTPConnection, reused: Bool, plan: ConnectionPlan, task: SessionTask) {
-        let remote = connection.channel.remoteAddress
-        let local = connection.channel.localAddress
+        let remote = connection.remote, local = connection.local
         task.recordMetrics { metrics in
             metrics.reusedConnection = reused
             if reused {
@@ -285,15 +284,15 @@ final class ExchangeRunner: Loader {
             } else {
                 metrics.connectionsOpened += 1
             }
-            metrics.remoteAddress = remote?.ipAddress
-            metrics.remotePort = remote?.port
-            metrics.localAddress = local?.ipAddress
-            metrics.localPort = local?.port
+            metrics.remoteAddress = remote.ip
+            metrics.remotePort = remote.port
+            metrics.localAddress = local.ip
+            metrics.localPort = local.port
         }
         guard task.session.configuration.emitsDebugEvents else { return }
         let host = plan.target.host, port = plan.target.origin.port
         task.emit(.debug(reused ? .reusingConnection(host: host, port: port)
-                         : .connected(host: host, port: port, remoteAddress: remote?.ipAddress,
+                         : .connected(host: host, port: port, remoteAddress: remote.ip,
                                       proxy: plan.settings.route.map { "\($0.proxy)" })))
     }
 

@@ -29,6 +29,8 @@ struct DownloadPathsTests {
         LayoutCase(directory: "rel/dir", name: ".hidden", final: "rel/dir/.hidden", part: "rel/dir/.hidden.part", state: "rel/dir/.hidden.swget"),
         LayoutCase(directory: "d", name: "naïve ☃.tar.gz", final: "d/naïve ☃.tar.gz", part: "d/naïve ☃.tar.gz.part",
                    state: "d/naïve ☃.tar.gz.swget"),
+        LayoutCase(directory: "dé/", name: "ß", final: "dé/ß", part: "dé/ß.part", state: "dé/ß.swget"),
+        LayoutCase(directory: "☃", name: "é", final: "☃/é", part: "☃/é.part", state: "☃/é.swget"),
         // 249 bytes: the longest name that is its own base.
         LayoutCase(directory: "d", name: a249, final: "d/" + a249, part: "d/" + a249 + ".part", state: "d/" + a249 + ".swget"),
         // 250 and 255 bytes: shortened to 249, keeping the extension.
