@@ -90,34 +90,34 @@ struct Batch: Sendable {
         // The jobs run on the session's event loop, beside their connections: starting a
         // download and hearing that it ended then crosses no thread.
         await withTaskExecutorPreference(session.taskExecutor) {
-        await withTaskGroup(of: Outcome.self) { group in
-            func startNext() -> Bool {
-                guard interruption.signal == nil, let next = pending.next() else { return false }
-                let (index, job) = next
-                let now = ContinuousClock.now
-                var start = now
-                if let pacing, let lastStart {
-                    start = Pacing.start(after: lastStart, now: now, wait: pacing.next(), parallel: parallel)
+            await withTaskGroup(of: Outcome.self) { group in
+                func startNext() -> Bool {
+                    guard interruption.signal == nil, let next = pending.next() else { return false }
+                    let (index, job) = next
+                    let now = ContinuousClock.now
+                    var start = now
+                    if let pacing, let lastStart {
+                        start = Pacing.start(after: lastStart, now: now, wait: pacing.next(), parallel: parallel)
+                    }
+                    lastStart = start
+                    group.addTask { await runJob(job, index: index, startingAt: start) }
+                    return true
                 }
-                lastStart = start
-                group.addTask { await runJob(job, index: index, startingAt: start) }
-                return true
-            }
-            for _ in 0..<max(1, parallel) where !startNext() { break }
-            for await outcome in group {
-                if outcome.notStarted { continue }
-                tally.worst = max(tally.worst, outcome.status)
-                if outcome.skipped {
-                    tally.skipped += 1
-                } else if outcome.status == .success {
-                    tally.succeeded += 1
-                    tally.bytes += outcome.bytes
-                } else {
-                    tally.failed += 1
+                for _ in 0..<max(1, parallel) where !startNext() { break }
+                for await outcome in group {
+                    if outcome.notStarted { continue }
+                    tally.worst = max(tally.worst, outcome.status)
+                    if outcome.skipped {
+                        tally.skipped += 1
+                    } else if outcome.status == .success {
+                        tally.succeeded += 1
+                        tally.bytes += outcome.bytes
+                    } else {
+                        tally.failed += 1
+                    }
+                    _ = startNext()
                 }
-                _ = startNext()
             }
-        }
         }
         return tally
     }

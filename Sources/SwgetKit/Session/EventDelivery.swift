@@ -63,7 +63,8 @@ final class EventDelivery: Sendable {
             return true
         }
         if start {
-            Task(executorPreference: task.session.threading.transferExecutor(of: task.session)) { await self.deliver(for: task, to: delegate) }
+            let executor = task.session.threading.transferExecutor(of: task.session)
+            Task(executorPreference: executor) { await self.deliver(for: task, to: delegate) }
         }
     }
 
