@@ -316,16 +316,8 @@ struct SwgetCommand: AsyncParsableCommand {
     /// instructions.
     static func hasScheme(_ argument: String) -> Bool {
         let bytes = argument.utf8
-        if bytes.count >= 5, zip(bytes, "data:".utf8).allSatisfy({ $0 | ($0 >= 0x41 && $0 <= 0x5A ? 0x20 : 0) == $1 }) {
-            return true
-        }
-        var colons = bytes.makeIterator()
-        var previous: (UInt8, UInt8) = (0, 0)
-        while let byte = colons.next() {
-            if previous == (UInt8(ascii: ":"), UInt8(ascii: "/")) && byte == UInt8(ascii: "/") { return true }
-            previous = (previous.1, byte)
-        }
-        return false
+        let lowered = bytes.prefix(5).lazy.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        return lowered.elementsEqual("data:".utf8) || bytes.firstRange(of: "://".utf8) != nil
     }
 
     /// `http://b%C3%BCcher.example/`: a host the URL Standard decodes before IDNA.

@@ -30,12 +30,16 @@ struct DownloadPaths: Equatable, Sendable {
 
     /// Splits a path into directory and name (`-O dir/file`); nil when no file name remains.
     init?(finalPath: String) {
-        guard let slash = finalPath.utf8.lastIndex(of: UInt8(ascii: "/")) else {
-            self.init(directory: "", name: finalPath)
-            return
-        }
-        let directory = slash == finalPath.startIndex ? "/" : String(finalPath[..<slash])
-        self.init(directory: directory, name: String(finalPath[finalPath.utf8.index(after: slash)...]))
+        let (directory, name) = Self.cut(finalPath)
+        self.init(directory: directory, name: name)
+    }
+
+    /// `path` cut at its last slash byte into (directory, name): ("", path) without a slash,
+    /// "/" for the root. By byte, so a combining mark after the slash stays with the name, and
+    /// without the cost of a backward search by Character (~5,000 instructions per path).
+    static func cut(_ path: String) -> (directory: String, name: String) {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return ("", path) }
+        return (slash == path.startIndex ? "/" : String(path[..<slash]), String(path[path.utf8.index(after: slash)...]))
     }
 
     /// The paths of the state file `stateFileName` found in `directory`, whose contents say the

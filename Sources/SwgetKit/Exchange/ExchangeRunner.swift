@@ -156,7 +156,7 @@ final class ExchangeRunner: Loader {
         return try await session.pool.withConnection(plan.key, connect: { () async throws(SessionError) -> HTTPConnection in
             Self.recordConnecting(plan: plan, task: task)
             let connection = try await HTTPConnection.connect(host: plan.target.host, origin: plan.target.origin, settings: plan.settings,
-                                                              on: session.threading.connectionLoop(of: session),
+                                                              on: session.connectionLoop,
                                                               lookupEnded: { task.recordMetrics { $0.domainLookupEnd = .now } })
             task.recordMetrics { $0.connectEnd = .now }
             return connection
@@ -199,7 +199,7 @@ final class ExchangeRunner: Loader {
         let sent = request
         return try await session.pool.withConnection(plan.key, connect: { () async throws(SessionError) in
             try await HTTPConnection.connect(host: plan.target.host, origin: plan.target.origin, settings: plan.settings,
-                                             on: session.threading.connectionLoop(of: session))
+                                             on: session.connectionLoop)
         }) { connection, reused async throws(SessionError) -> (T, reusable: Bool) in
             try await task.using(connection) { () async throws(SessionError) -> (T, reusable: Bool) in
                 let received = try await send(sent, plan: plan, on: connection, reused: reused, session: session, task: nil)

@@ -33,15 +33,8 @@ enum HTTPDate {
               (1...31).contains(day), (0...23).contains(h), (0...59).contains(m), (0...60).contains(s),
               // Four digits, as the grammar says: a longer year overflowed the day count (a crash).
               (1...9999).contains(year) else { return nil }
-        // Days from the civil date (Howard Hinnant's algorithm), no calendar objects needed.
-        let y = month < 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 10) % 12  // month is 0-based here
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        let days = era * 146097 + doe - 719468
-        return Date(timeIntervalSince1970: TimeInterval(days * 86400 + h * 3600 + m * 60 + s))
+        let days = CookieDate.daysFromEpoch(year: year, month: month + 1, day: day)  // month is 0-based here
+        return Date(timeIntervalSince1970: TimeInterval(days * 86400 + Int64(h * 3600 + m * 60 + s)))
     }
 
     /// Exactly `count` non-empty runs of bytes between `separator`s, or nil.

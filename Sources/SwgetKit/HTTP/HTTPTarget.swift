@@ -51,10 +51,13 @@ struct HTTPTarget: Sendable, Equatable {
         (byte >= 0x30 && byte <= 0x39) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x66)
     }
 
+    /// The host as a URL writes it: an IPv6 address (told by its ':') in brackets.
+    private var literalHost: String { host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host }
+
     /// The `Host` field value: the host (IPv6 in brackets), with the port unless it is the
     /// scheme's default.
     var hostField: String {
-        let name = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
+        let name = literalHost
         let defaultPort = origin.scheme == "https" ? 443 : 80
         return origin.port == defaultPort ? name : "\(name):\(origin.port)"
     }
@@ -76,8 +79,7 @@ struct HTTPTarget: Sendable, Equatable {
         if let query = request.url.query(percentEncoded: true) { target += "?" + query }
         if absoluteForm {
             // RFC 9112 §3.2.2: to a forward proxy, the whole URL (without userinfo or fragment).
-            let host = self.host.utf8.contains(UInt8(ascii: ":")) ? "[\(self.host)]" : self.host
-            target = "\(origin.scheme)://\(host):\(origin.port)" + target
+            target = "\(origin.scheme)://\(literalHost):\(origin.port)" + target
         }
         var headers = HTTPHeaders()
         headers.reserveCapacity(defaultHeaders.count + request.headers.count + 2)

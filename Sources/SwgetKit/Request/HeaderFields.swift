@@ -65,22 +65,19 @@ public struct HeaderFields: Sendable, Equatable, Sequence, ExpressibleByDictiona
 extension String {
     /// ASCII case-insensitive comparison (header names, schemes, tokens), without allocating.
     func caseInsensitiveEquals(_ other: String) -> Bool {
-        let a = utf8, b = other.utf8
-        guard a.count == b.count else { return false }
+        guard utf8.count == other.utf8.count else { return false }
         // Over the bytes in place (every header lookup of every request comes here); a `zip`
-        // of the two views was not optimised into a loop.
-        let equal = a.withContiguousStorageIfAvailable { x in
-            b.withContiguousStorageIfAvailable { y in
-                for i in 0..<x.count where !Self.sameLetter(x[i], y[i]) { return false }
+        // of the two views was not optimised into a loop. The copies share storage.
+        var a = self, b = other
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                for i in 0..<x.count where x[i] != y[i] {
+                    let lower = x[i] | 0x20
+                    guard lower == y[i] | 0x20, lower >= 0x61, lower <= 0x7A else { return false }
+                }
                 return true
             }
         }
-        if let equal = equal ?? nil { return equal }
-        return zip(a, b).allSatisfy(Self.sameLetter)
-    }
-
-    private static func sameLetter(_ x: UInt8, _ y: UInt8) -> Bool {
-        x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A)
     }
 }
 

@@ -63,8 +63,7 @@ final class EventDelivery: Sendable {
             return true
         }
         if start {
-            let executor = task.session.threading.transferExecutor(of: task.session)
-            Task(executorPreference: executor) { await self.deliver(for: task, to: delegate) }
+            Task(executorPreference: task.session.transferExecutor) { await self.deliver(for: task, to: delegate) }
         }
     }
 

@@ -43,7 +43,12 @@ public final class Session: Sendable {
     /// awaits each one, as a batch does, saves a thread switch per task under
     /// `withTaskExecutorPreference(session.taskExecutor)`, and must not block there); otherwise
     /// Swift's global concurrent executor.
-    public var taskExecutor: any TaskExecutor { threading.transferExecutor(of: self) ?? globalConcurrentExecutor }
+    public var taskExecutor: any TaskExecutor { transferExecutor ?? globalConcurrentExecutor }
+    /// The executor the transfers and event deliveries prefer: the loop's with
+    /// ``SessionThreading/eventLoop``, nil (Swift's global one) otherwise.
+    var transferExecutor: EventLoopExecutor? { threading == .eventLoop ? executor : nil }
+    /// The event loop a new connection goes on: the transfers' own, or the next of the group.
+    var connectionLoop: EventLoop { transferExecutor?.eventLoop ?? eventLoopGroup.next() }
     /// The configuration's protocol handlers, then the built-in ones.
     let protocols: ProtocolRegistry
     /// Logged-in FTP control connections between files.

@@ -108,7 +108,7 @@ public class SessionTask: @unchecked Sendable {
             return true
         }
         guard start else { return }
-        let transfer = Task(executorPreference: session.threading.transferExecutor(of: session)) { await self.run() }
+        let transfer = Task(executorPreference: session.transferExecutor) { await self.run() }
         status.withLockedValue { $0.transfer = transfer }
     }
 

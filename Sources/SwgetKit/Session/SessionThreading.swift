@@ -1,5 +1,3 @@
-import NIOCore
-
 /// Where a session runs its transfers and calls its delegate: NSURLSession's `delegateQueue`,
 /// in Swift concurrency's terms.
 ///
@@ -26,14 +24,4 @@ public struct SessionThreading: Sendable, Hashable, CustomStringConvertible {
     public static let eventLoop = SessionThreading(kind: .eventLoop)
 
     public var description: String { kind == .concurrent ? "concurrent" : "event loop" }
-
-    /// The executor the session's transfers and event deliveries prefer (nil: the global one).
-    func transferExecutor(of session: Session) -> (any TaskExecutor)? {
-        kind == .eventLoop ? session.executor : nil
-    }
-
-    /// The event loop a new connection of `session` goes on.
-    func connectionLoop(of session: Session) -> EventLoop {
-        kind == .eventLoop ? session.executor.eventLoop : session.eventLoopGroup.next()
-    }
 }
