@@ -317,7 +317,15 @@ struct SwgetCommand: AsyncParsableCommand {
     static func hasScheme(_ argument: String) -> Bool {
         let bytes = argument.utf8
         let lowered = bytes.prefix(5).lazy.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
-        return lowered.elementsEqual("data:".utf8) || bytes.firstRange(of: "://".utf8) != nil
+        if lowered.elementsEqual("data:".utf8) { return true }
+        // A plain scan: the standard library's `firstRange(of:)` is generic here and cost more
+        // in metadata lookups than the search itself.
+        var previous: (UInt8, UInt8) = (0, 0)
+        for byte in bytes {
+            if previous == (UInt8(ascii: ":"), UInt8(ascii: "/")) && byte == UInt8(ascii: "/") { return true }
+            previous = (previous.1, byte)
+        }
+        return false
     }
 
     /// `http://b%C3%BCcher.example/`: a host the URL Standard decodes before IDNA.
