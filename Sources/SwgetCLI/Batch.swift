@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import SwgetKit
+import Synchronization
 
 /// One URL to fetch, as the command line or an input file gave it.
 struct Job: Sendable {
@@ -69,6 +70,15 @@ struct Batch: Sendable {
         var failed = 0
         var skipped = 0
         var bytes: Int64 = 0
+
+        /// Adds a lane's counts.
+        mutating func add(_ lane: Tally) {
+            worst = max(worst, lane.worst)
+            succeeded += lane.succeeded
+            failed += lane.failed
+            skipped += lane.skipped
+            bytes += lane.bytes
+        }
     }
 
     /// What one job ended with.
@@ -85,41 +95,79 @@ struct Batch: Sendable {
     func run(_ jobs: [Job], parallel: Int) async -> Tally {
         var tally = Tally()
         let jobs = expandsFTPGlobs ? await expandGlobs(jobs, tally: &tally) : jobs
-        var pending = jobs.enumerated().makeIterator()
-        var lastStart: ContinuousClock.Instant?
-        // The jobs run on the session's event loop, beside their connections: starting a
-        // download and hearing that it ended then crosses no thread.
-        await withTaskExecutorPreference(session.taskExecutor) {
-            await withTaskGroup(of: Outcome.self) { group in
-                func startNext() -> Bool {
-                    guard interruption.signal == nil, let next = pending.next() else { return false }
-                    let (index, job) = next
-                    let now = ContinuousClock.now
-                    var start = now
-                    if let pacing, let lastStart {
-                        start = Pacing.start(after: lastStart, now: now, wait: pacing.next(), parallel: parallel)
-                    }
-                    lastStart = start
-                    group.addTask { await runJob(job, index: index, startingAt: start) }
-                    return true
+        // Each of the session's event loops runs a lane: its share of the parallel jobs, each
+        // taking the next URL when one of its own ends. A job, its connections and the lane that
+        // waits for it share one thread, so starting a download and hearing that it ended cross
+        // no thread, and the loops never wake each other.
+        let executors = session.taskExecutors.prefix(max(1, parallel))
+        let queue = JobQueue(jobs: jobs, pacing: pacing, parallel: parallel)
+        await withTaskGroup(of: Tally.self) { lanes in
+            for (lane, executor) in executors.enumerated() {
+                let width = parallel / executors.count + (lane < parallel % executors.count ? 1 : 0)
+                lanes.addTask(executorPreference: executor) { await runLane(width: width, queue: queue) }
+            }
+            for await lane in lanes { tally.add(lane) }
+        }
+        return tally
+    }
+
+    /// Up to `width` jobs at once from `queue`, until it is empty or the run is interrupted.
+    private func runLane(width: Int, queue: JobQueue) async -> Tally {
+        var tally = Tally()
+        await withTaskGroup(of: Outcome.self) { group in
+            func startNext() -> Bool {
+                guard interruption.signal == nil, let (index, job, start) = queue.next() else { return false }
+                group.addTask { await runJob(job, index: index, startingAt: start) }
+                return true
+            }
+            for _ in 0..<max(1, width) where !startNext() { break }
+            for await outcome in group {
+                if outcome.notStarted { continue }
+                tally.worst = max(tally.worst, outcome.status)
+                if outcome.skipped {
+                    tally.skipped += 1
+                } else if outcome.status == .success {
+                    tally.succeeded += 1
+                    tally.bytes += outcome.bytes
+                } else {
+                    tally.failed += 1
                 }
-                for _ in 0..<max(1, parallel) where !startNext() { break }
-                for await outcome in group {
-                    if outcome.notStarted { continue }
-                    tally.worst = max(tally.worst, outcome.status)
-                    if outcome.skipped {
-                        tally.skipped += 1
-                    } else if outcome.status == .success {
-                        tally.succeeded += 1
-                        tally.bytes += outcome.bytes
-                    } else {
-                        tally.failed += 1
-                    }
-                    _ = startNext()
-                }
+                _ = startNext()
             }
         }
         return tally
+    }
+
+    /// The jobs not started yet, shared by the lanes, with the start time `--wait` gives each.
+    private final class JobQueue: Sendable {
+        private struct State {
+            var pending: EnumeratedSequence<[Job]>.Iterator
+            var lastStart: ContinuousClock.Instant?
+        }
+
+        private let state: Mutex<State>
+        private let pacing: Pacing?
+        private let parallel: Int
+
+        init(jobs: [Job], pacing: Pacing?, parallel: Int) {
+            state = Mutex(State(pending: jobs.enumerated().makeIterator()))
+            self.pacing = pacing
+            self.parallel = parallel
+        }
+
+        /// The next job, its position in the list and when it may start.
+        func next() -> (Int, Job, ContinuousClock.Instant)? {
+            state.withLock { state in
+                guard let (index, job) = state.pending.next() else { return nil }
+                let now = ContinuousClock.now
+                var start = now
+                if let pacing, let lastStart = state.lastStart {
+                    start = Pacing.start(after: lastStart, now: now, wait: pacing.next(), parallel: parallel)
+                }
+                state.lastStart = start
+                return (index, job, start)
+            }
+        }
     }
 
     /// One job, from its start time to its reported outcome. A function of its own rather than

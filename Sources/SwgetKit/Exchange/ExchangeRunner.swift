@@ -153,10 +153,10 @@ final class ExchangeRunner: Loader {
         // Opened for every send: files again, streams only when the last send consumed them.
         var body: OutgoingBody?
         if let requestBody = request.body { body = try await openBody(requestBody, for: request) }
-        return try await session.pool.withConnection(plan.key, connect: { () async throws(SessionError) -> HTTPConnection in
+        return try await session.pool.withConnection(plan.key, on: task.executor?.eventLoop, connect: { () async throws(SessionError) -> HTTPConnection in
             Self.recordConnecting(plan: plan, task: task)
             let connection = try await HTTPConnection.connect(host: plan.target.host, origin: plan.target.origin, settings: plan.settings,
-                                                              on: session.connectionLoop,
+                                                              on: task.connectionLoop,
                                                               lookupEnded: { task.recordMetrics { $0.domainLookupEnd = .now } })
             task.recordMetrics { $0.connectEnd = .now }
             return connection
@@ -197,9 +197,9 @@ final class ExchangeRunner: Loader {
         var request = request
         if plan.absoluteForm, let value = plan.proxyAuthorization { request.headers.set("Proxy-Authorization", value) }
         let sent = request
-        return try await session.pool.withConnection(plan.key, connect: { () async throws(SessionError) in
+        return try await session.pool.withConnection(plan.key, on: task.executor?.eventLoop, connect: { () async throws(SessionError) in
             try await HTTPConnection.connect(host: plan.target.host, origin: plan.target.origin, settings: plan.settings,
-                                             on: session.connectionLoop)
+                                             on: task.connectionLoop)
         }) { connection, reused async throws(SessionError) -> (T, reusable: Bool) in
             try await task.using(connection) { () async throws(SessionError) -> (T, reusable: Bool) in
                 let received = try await send(sent, plan: plan, on: connection, reused: reused, session: session, task: nil)

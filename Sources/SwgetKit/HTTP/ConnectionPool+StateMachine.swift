@@ -18,6 +18,11 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
 /// behind one lock and performs its actions; connections and waiters are plain numbers here,
 /// so every rule is tested by tables (ConnectionPoolStateMachineTests).
 ///
+/// A connection remembers the event loop that carries it (``Loop``, any number naming it): a
+/// lease asking for a loop gets an idle connection on that loop first, so a task that runs on
+/// a loop's thread drives its connection without crossing threads; another loop's idle
+/// connection still comes before a new one.
+///
 /// Invariants, per key: `open` counts connections leased, being connected and idle
 /// (`idle.count <= open <= limit`); a waiter exists only while `open == limit` and nothing is
 /// idle; a released slot goes to the oldest waiter first (as an idle connection to reuse, or as
@@ -25,6 +30,8 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
 struct ConnectionPoolStateMachine {
     typealias ConnectionID = Int
     typealias WaiterID = Int
+    /// Names the event loop a connection runs on.
+    typealias Loop = Int
 
     /// What a lease gets.
     enum Grant: Equatable, Sendable {
@@ -52,8 +59,13 @@ struct ConnectionPoolStateMachine {
         case close(ConnectionID?, wake: WaiterID?)
     }
 
+    private struct Idle {
+        let id: ConnectionID
+        let loop: Loop?
+    }
+
     private struct PerKey {
-        var idle: [ConnectionID] = []
+        var idle: [Idle] = []
         var open = 0
         var waiters: [WaiterID] = []
         var isEmpty: Bool { idle.isEmpty && open == 0 && waiters.isEmpty }
@@ -67,12 +79,15 @@ struct ConnectionPoolStateMachine {
         self.limit = max(1, limit)
     }
 
-    /// A task wants a connection for `key`.
-    mutating func lease(_ key: PoolKey, waiter: WaiterID) -> LeaseAction {
+    /// A task wants a connection for `key`, preferably on `loop`.
+    mutating func lease(_ key: PoolKey, waiter: WaiterID, loop: Loop? = nil) -> LeaseAction {
         guard !isShutDown else { return .grant(.shutDown) }
         var entry = keys[key, default: PerKey()]
         defer { keys[key] = entry }
-        if let id = entry.idle.popLast() { return .grant(.reuse(id)) }
+        if let loop, let index = entry.idle.lastIndex(where: { $0.loop == loop }) {
+            return .grant(.reuse(entry.idle.remove(at: index).id))
+        }
+        if let idle = entry.idle.popLast() { return .grant(.reuse(idle.id)) }
         if entry.open < limit {
             entry.open += 1
             return .grant(.connect)
@@ -86,13 +101,14 @@ struct ConnectionPoolStateMachine {
         release(key, connection: nil, reusable: false)
     }
 
-    /// A leased connection comes back; `connection` is nil for a slot whose connect failed.
-    mutating func release(_ key: PoolKey, connection: ConnectionID?, reusable: Bool) -> ReleaseAction {
+    /// A leased connection (on `loop`) comes back; `connection` is nil for a slot whose connect
+    /// failed.
+    mutating func release(_ key: PoolKey, connection: ConnectionID?, reusable: Bool, loop: Loop? = nil) -> ReleaseAction {
         var entry = keys[key, default: PerKey()]
         defer { store(entry, at: key) }
         if reusable, !isShutDown, let connection {
             if !entry.waiters.isEmpty { return .handOver(connection, to: entry.waiters.removeFirst()) }
-            entry.idle.append(connection)
+            entry.idle.append(Idle(id: connection, loop: loop))
             return .park(connection)
         }
         if !isShutDown, !entry.waiters.isEmpty {
@@ -104,7 +120,7 @@ struct ConnectionPoolStateMachine {
 
     /// An idle connection closed by itself (the server, or the idle timeout): its slot is free.
     mutating func idleClosed(_ key: PoolKey, connection: ConnectionID) -> WaiterID? {
-        guard var entry = keys[key], let index = entry.idle.firstIndex(of: connection) else { return nil }
+        guard var entry = keys[key], let index = entry.idle.firstIndex(where: { $0.id == connection }) else { return nil }
         entry.idle.remove(at: index)
         defer { store(entry, at: key) }
         if !entry.waiters.isEmpty { return entry.waiters.removeFirst() }  // it may connect
@@ -117,7 +133,7 @@ struct ConnectionPoolStateMachine {
     /// wget's test server, small embedded servers) answers only once ours are gone.
     mutating func closeIdle(_ key: PoolKey) -> [ConnectionID] {
         guard var entry = keys[key], !entry.idle.isEmpty else { return [] }
-        let closing = entry.idle
+        let closing = entry.idle.map(\.id)
         entry.idle = []
         entry.open = max(0, entry.open - closing.count)
         store(entry, at: key)
@@ -135,7 +151,7 @@ struct ConnectionPoolStateMachine {
     /// Refuses new leases: the idle connections to close and the waiters to fail.
     mutating func shutdown() -> (idle: [ConnectionID], waiters: [WaiterID]) {
         isShutDown = true
-        let idle = keys.values.flatMap(\.idle)
+        let idle = keys.values.flatMap { $0.idle.map(\.id) }
         let waiters = keys.values.flatMap(\.waiters)
         for (key, var entry) in keys {
             entry.open -= entry.idle.count
@@ -149,7 +165,7 @@ struct ConnectionPoolStateMachine {
     /// Open connections (leased, connecting or idle) to `key`.
     func openCount(_ key: PoolKey) -> Int { keys[key]?.open ?? 0 }
     /// Idle connections to `key`, oldest first.
-    func idleConnections(_ key: PoolKey) -> [ConnectionID] { keys[key]?.idle ?? [] }
+    func idleConnections(_ key: PoolKey) -> [ConnectionID] { keys[key]?.idle.map(\.id) ?? [] }
     /// Waiters for `key`, in order.
     func waiters(_ key: PoolKey) -> [WaiterID] { keys[key]?.waiters ?? [] }
 

@@ -2,7 +2,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 
 /// Keep-alive connections of one session, with a limit on open connections per host. A
-/// connection is only ever used inside ``withConnection(_:connect:_:)``: the pool lends it for
+/// connection is only ever used inside ``withConnection(_:on:connect:_:)``: the pool lends it for
 /// the body of the call and takes it back when the body returns or throws, so no path can
 /// forget to give it back (and starve the next task to that host).
 ///
@@ -31,16 +31,18 @@ final class ConnectionPool: Sendable {
         self.idleTimeout = idleTimeout
     }
 
-    /// Runs `body` with a connection to `key`: a live idle one, or a new one from `connect` when
-    /// the per-host limit allows, else after waiting for one. `body` gets the connection and
+    /// Runs `body` with a connection to `key`: a live idle one (on `loop` if there is one), or a
+    /// new one from `connect` when the per-host limit allows, else after waiting for one. `body`
+    /// gets the connection and
     /// whether it served before; it returns its result and whether the connection may carry
     /// another request. A throwing body, or a cancelled wait, closes the connection.
     func withConnection<T>(
         _ key: PoolKey,
+        on loop: EventLoop? = nil,
         connect: () async throws(SessionError) -> HTTPConnection,
         _ body: (HTTPConnection, _ reused: Bool) async throws(SessionError) -> (T, reusable: Bool)
     ) async throws(SessionError) -> T {
-        let (connection, reused) = try await lease(key, connect: connect)
+        let (connection, reused) = try await lease(key, loop: loop.map(Self.number), connect: connect)
         let result: (T, reusable: Bool)
         do {
             result = try await body(connection, reused)
@@ -73,12 +75,17 @@ final class ConnectionPool: Sendable {
 
     // MARK: leasing
 
-    private func lease(_ key: PoolKey,
+    /// The machine's name for `loop`.
+    private static func number(_ loop: EventLoop) -> ConnectionPoolStateMachine.Loop {
+        Int(bitPattern: ObjectIdentifier(loop))
+    }
+
+    private func lease(_ key: PoolKey, loop: ConnectionPoolStateMachine.Loop?,
                        connect: () async throws(SessionError) -> HTTPConnection) async throws(SessionError) -> (HTTPConnection, Bool) {
         while true {
             let (waiter, action) = state.withLockedValue { state in
                 let waiter = state.makeID()
-                return (waiter, state.machine.lease(key, waiter: waiter))
+                return (waiter, state.machine.lease(key, waiter: waiter, loop: loop))
             }
             let grant: ConnectionPoolStateMachine.Grant
             switch action {
@@ -149,7 +156,8 @@ final class ConnectionPool: Sendable {
     private func give(_ connection: HTTPConnection, back key: PoolKey, reusable: Bool) {
         let id = connection.id
         let reusable = reusable && connection.isActive
-        apply(key) { $0.release(key, connection: id, reusable: reusable) }
+        let loop = Self.number(connection.channel.eventLoop)
+        apply(key) { $0.release(key, connection: id, reusable: reusable, loop: loop) }
     }
 
     /// What a release means outside the lock.

@@ -63,7 +63,7 @@ final class EventDelivery: Sendable {
             return true
         }
         if start {
-            Task(executorPreference: task.session.transferExecutor) { await self.deliver(for: task, to: delegate) }
+            Task(executorPreference: task.executor) { await self.deliver(for: task, to: delegate) }
         }
     }
 

@@ -35,20 +35,38 @@ public final class Session: Sendable {
     let eventLoopGroup: any EventLoopGroup
     /// Where the transfers run and the delegate is called.
     public let threading: SessionThreading
-    /// The event loop of a session with ``SessionThreading/eventLoop`` threading.
-    let executor: EventLoopExecutor
+    /// With ``SessionThreading/eventLoop`` threading, one executor per event loop of the group;
+    /// empty otherwise.
+    let loopExecutors: [EventLoopExecutor]
+    /// Which loop the next task not started from one of them goes to.
+    private let nextLoop = NIOLockedValueBox(0)
 
-    /// The executor the session's transfers run on: with ``SessionThreading/eventLoop``, the
-    /// thread of the event loop that carries their connections (code that starts many tasks and
-    /// awaits each one, as a batch does, saves a thread switch per task under
-    /// `withTaskExecutorPreference(session.taskExecutor)`, and must not block there); otherwise
-    /// Swift's global concurrent executor.
-    public var taskExecutor: any TaskExecutor { transferExecutor ?? globalConcurrentExecutor }
-    /// The executor the transfers and event deliveries prefer: the loop's with
-    /// ``SessionThreading/eventLoop``, nil (Swift's global one) otherwise.
-    var transferExecutor: EventLoopExecutor? { threading == .eventLoop ? executor : nil }
-    /// The event loop a new connection goes on: the transfers' own, or the next of the group.
-    var connectionLoop: EventLoop { transferExecutor?.eventLoop ?? eventLoopGroup.next() }
+    /// The first of ``taskExecutors``.
+    public var taskExecutor: any TaskExecutor { loopExecutors.first ?? globalConcurrentExecutor }
+
+    /// The executors the session's transfers run on. With ``SessionThreading/eventLoop``, one
+    /// per event loop (one per core): a task runs on the loop it was created on, or else on the
+    /// next in turn, and its connections go on that loop. Code that starts many tasks and awaits
+    /// each one (as a batch does) saves a thread switch per task by starting each under one of
+    /// them (`Task(executorPreference:)`), and must not block there. Otherwise Swift's global
+    /// concurrent executor alone.
+    public var taskExecutors: [any TaskExecutor] {
+        loopExecutors.isEmpty ? [globalConcurrentExecutor] : loopExecutors
+    }
+
+    /// The loop executor a task created now runs on: the current thread's, when it is one of
+    /// the session's loops, else the next in turn; nil (Swift's global executor) for
+    /// ``SessionThreading/concurrent``.
+    func executorForNewTask() -> EventLoopExecutor? {
+        guard loopExecutors.count > 1 else { return loopExecutors.first }
+        if let current = loopExecutors.first(where: { $0.eventLoop.inEventLoop }) { return current }
+        let index = nextLoop.withLockedValue { next in
+            defer { next = (next + 1) % loopExecutors.count }
+            return next
+        }
+        return loopExecutors[index]
+    }
+
     /// The configuration's protocol handlers, then the built-in ones.
     let protocols: ProtocolRegistry
     /// Logged-in FTP control connections between files.
@@ -72,7 +90,7 @@ public final class Session: Sendable {
         self.delegate = delegate
         self.threading = threading
         self.eventLoopGroup = MultiThreadedEventLoopGroup.singleton
-        self.executor = EventLoopExecutor(eventLoopGroup.next())
+        self.loopExecutors = threading == .eventLoop ? eventLoopGroup.makeIterator().map(EventLoopExecutor.init) : []
         self.protocols = ProtocolRegistry(custom: configuration.protocolHandlers)
         self.rateLimiter = configuration.maximumBytesPerSecond.flatMap { $0 > 0 ? RateLimiter(bytesPerSecond: $0) : nil }
         self.pool = ConnectionPool(maxConnectionsPerHost: configuration.maxConnectionsPerHost,

@@ -16,8 +16,8 @@
 ///   by several tasks must be `Sendable`-safe.
 /// - **Context.** Where the session's ``SessionThreading`` says. With `.concurrent` (the
 ///   default) nothing is called on a NIO event loop: a callback may block. With `.eventLoop`
-///   every call runs on the thread that carries the session's connections, with no thread
-///   switch, and must not block. Either way events are delivered by a task of their own, so a
+///   every call for a task runs on the thread of the event loop that carries the task's
+///   connections, with no thread switch, and must not block. Either way events are delivered by a task of their own, so a
 ///   slow ``task(_:didEmit:)`` that awaits delays later events of that task but never the
 ///   transfer: body bytes keep flowing to the file meanwhile. Decisions are awaited by the
 ///   transfer (it waits for the answer).

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import NIOConcurrencyHelpers
+import NIOCore
 
 /// One transfer in a ``Session``: the counterpart of NSURLSessionTask.
 ///
@@ -27,6 +28,13 @@ public class SessionTask: @unchecked Sendable {
     public let originalRequest: Request
     let session: Session
     let delivery = EventDelivery()
+    /// The event loop the transfer and its event deliveries run on, with
+    /// ``SessionThreading/eventLoop`` threading (nil: Swift's global executor).
+    let executor: EventLoopExecutor?
+
+    /// The event loop a new connection of this task goes on: the transfer's own, or the next of
+    /// the session's group.
+    var connectionLoop: EventLoop { executor?.eventLoop ?? session.eventLoopGroup.next() }
 
     /// What the task and its transfer share, behind one lock.
     struct Status {
@@ -62,6 +70,7 @@ public class SessionTask: @unchecked Sendable {
         self.session = session
         self.taskIdentifier = identifier
         self.originalRequest = request
+        self.executor = session.executorForNewTask()
         self.status = NIOLockedValueBox(Status(currentRequest: request))
     }
 
@@ -108,7 +117,7 @@ public class SessionTask: @unchecked Sendable {
             return true
         }
         guard start else { return }
-        let transfer = Task(executorPreference: session.transferExecutor) { await self.run() }
+        let transfer = Task(executorPreference: executor) { await self.run() }
         status.withLockedValue { $0.transfer = transfer }
     }
 

@@ -20,8 +20,8 @@ struct ConnectionPoolStateMachineTests {
     static let aViaProxy = PoolKey(origin: Origin(URL(string: "http://a.example/")!), proxy: "proxy:3128")
 
     enum Event: Sendable, CustomStringConvertible {
-        case lease(PoolKey, waiter: Int)
-        case release(PoolKey, Int?, reusable: Bool)
+        case lease(PoolKey, waiter: Int, loop: Int? = nil)
+        case release(PoolKey, Int?, reusable: Bool, loop: Int? = nil)
         case connectFailed(PoolKey)
         case idleClosed(PoolKey, Int)
         case closeIdle(PoolKey)
@@ -30,9 +30,9 @@ struct ConnectionPoolStateMachineTests {
 
         var description: String {
             switch self {
-            case .lease(let key, let waiter): "lease(\(key.origin.host), w\(waiter))"
-            case .release(let key, let id, let reusable):
-                "release(\(key.origin.host), \(id.map(String.init) ?? "nil"), \(reusable ? "reusable" : "spent"))"
+            case .lease(let key, let waiter, let loop): "lease(\(key.origin.host), w\(waiter)\(loop.map { ", loop \($0)" } ?? ""))"
+            case .release(let key, let id, let reusable, let loop):
+                "release(\(key.origin.host), \(id.map(String.init) ?? "nil"), \(reusable ? "reusable" : "spent")\(loop.map { ", loop \($0)" } ?? ""))"
             case .connectFailed(let key): "connectFailed(\(key.origin.host))"
             case .idleClosed(let key, let id): "idleClosed(\(key.origin.host), \(id))"
             case .closeIdle(let key): "closeIdle(\(key.origin.host))"
@@ -45,15 +45,15 @@ struct ConnectionPoolStateMachineTests {
     /// Applies an event and labels what the machine answered.
     static func apply(_ event: Event, to machine: inout Machine) -> String {
         switch event {
-        case .lease(let key, let waiter):
-            switch machine.lease(key, waiter: waiter) {
+        case .lease(let key, let waiter, let loop):
+            switch machine.lease(key, waiter: waiter, loop: loop) {
             case .grant(.connect): return "connect"
             case .grant(.reuse(let id)): return "reuse \(id)"
             case .grant(.shutDown): return "shutDown"
             case .wait: return "wait"
             }
-        case .release(let key, let id, let reusable):
-            return label(machine.release(key, connection: id, reusable: reusable))
+        case .release(let key, let id, let reusable, let loop):
+            return label(machine.release(key, connection: id, reusable: reusable, loop: loop))
         case .connectFailed(let key):
             return label(machine.connectFailed(key))
         case .idleClosed(let key, let id):
@@ -114,6 +114,18 @@ struct ConnectionPoolStateMachineTests {
                        (.release(a, 10, reusable: true), "park 10"), (.release(a, 20, reusable: true), "park 20"),
                        (.lease(a, waiter: 3), "reuse 20"), (.lease(a, waiter: 4), "reuse 10"), (.lease(a, waiter: 5), "wait")],
                after: "open 2, idle [], waiting [5]"),
+        Script(name: "a lease on a loop takes that loop's idle connection, then another loop's, then connects",
+               limit: 3,
+               steps: [(.lease(a, waiter: 1, loop: 1), "connect"), (.lease(a, waiter: 2, loop: 2), "connect"),
+                       (.release(a, 10, reusable: true, loop: 1), "park 10"), (.release(a, 20, reusable: true, loop: 2), "park 20"),
+                       (.lease(a, waiter: 3, loop: 1), "reuse 10"), (.lease(a, waiter: 4, loop: 1), "reuse 20"),
+                       (.lease(a, waiter: 5, loop: 1), "connect"), (.lease(a, waiter: 6, loop: 2), "wait")],
+               after: "open 3, idle [], waiting [6]"),
+        Script(name: "a lease without a loop takes the most recent idle connection, whatever its loop",
+               steps: [(.lease(a, waiter: 1), "connect"), (.lease(a, waiter: 2), "connect"),
+                       (.release(a, 10, reusable: true, loop: 2), "park 10"), (.release(a, 20, reusable: true, loop: 1), "park 20"),
+                       (.lease(a, waiter: 3), "reuse 20"), (.lease(a, waiter: 4, loop: 3), "reuse 10")],
+               after: "open 2, idle [], waiting []"),
         Script(name: "an idle connection closing by itself frees its slot",
                steps: [(.lease(a, waiter: 1), "connect"), (.release(a, 10, reusable: true), "park 10"),
                        (.idleClosed(a, 10), "nothing"), (.idleClosed(a, 10), "nothing"), (.lease(a, waiter: 2), "connect")],
@@ -264,13 +276,20 @@ struct ConnectionPoolStateMachineTests {
             if roll < l {
                 nextID += 1
                 let waiter = nextID
-                step += " lease(w\(waiter))"
-                switch machine.lease(key, waiter: waiter) {
+                // Connection n runs on loop n % 2; a lease asks for loop 0, loop 1 or none.
+                let loop = [nil, 0, 1][Int(random.next() % 3)]
+                step += " lease(w\(waiter), loop \(loop.map(String.init) ?? "any"))"
+                switch machine.lease(key, waiter: waiter, loop: loop) {
                 case .grant(.connect):
                     #expect(!model.shutDown)
+                    #expect(model.idle[key, default: []].isEmpty, "\(step): connected while \(model.idle[key, default: []]) idle")
                     model.connecting[key, default: 0] += 1
                 case .grant(.reuse(let id)):
                     #expect(model.idle[key, default: []].contains(id), "\(step): reused \(id), which is not idle")
+                    if let loop, model.idle[key, default: []].contains(where: { $0 % 2 == loop }) {
+                        #expect(id % 2 == loop, "\(step): reused \(id) while loop \(loop) had one idle")
+                        model.seen["sameLoop", default: 0] += 1
+                    }
                     model.idle[key]?.remove(id)
                     model.leased[key, default: []].insert(id)
                 case .grant(.shutDown):
@@ -293,7 +312,7 @@ struct ConnectionPoolStateMachineTests {
                 let reusable = random.next() % 3 != 0
                 step += " release(\(id), \(reusable))"
                 model.leased[key]?.remove(id)
-                Self.perform(machine.release(key, connection: id, reusable: reusable), key: key, model: &model, step: step)
+                Self.perform(machine.release(key, connection: id, reusable: reusable, loop: id % 2), key: key, model: &model, step: step)
             } else if roll < l + 50, let id = model.idle[key, default: []].sorted().randomElement(using: &random) {
                 step += " idleClosed(\(id))"
                 model.idle[key]?.remove(id)
@@ -327,7 +346,8 @@ struct ConnectionPoolStateMachineTests {
             }
             Self.checkInvariants(machine, model, limit: limit, keys: keys, step: step)
         }
-        for rule in ["wait", "handOver", "wake", "closeIdle", "cancel"] {
+        // With one connection per key there is no loop to choose between.
+        for rule in ["wait", "handOver", "wake", "closeIdle", "cancel"] + (limit > 1 ? ["sameLoop"] : []) {
             #expect(model.seen[rule, default: 0] > 0, "seed \(seed): the run never reached \(rule) (limit \(limit), \(model.seen))")
         }
         // Everything comes back: the pool ends with nothing open.

@@ -107,7 +107,7 @@ final class FTPLoad: Sendable {
             trust: connection.tls.flatMap { $0.shared.checksServer ? $0.trust : nil }, network: connection)
         pool = session.ftpConnections
         reusesConnections = settings.reusesConnections
-        eventLoop = session.connectionLoop
+        eventLoop = task.connectionLoop
     }
 
     /// Runs the job and reports it to the client; returns when nothing more happens.
