@@ -15,16 +15,27 @@ enum InputList {
     /// single line. A CR among the trailing blanks (`url\r\t`) goes too (FuzzInputList): kept, it
     /// was percent-encoded into the URL that `--base` resolves.
     static func entries(_ text: String) -> [(line: Int, text: String)] {
-        var result: [(line: Int, text: String)] = []
-        let lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") }
-        for (index, bytes) in lines.enumerated() {
-            guard let first = bytes.firstIndex(where: { !isBlank($0) }), let last = bytes.lastIndex(where: { !isBlank($0) }) else { continue }
-            let line = String(decoding: bytes[first...last], as: UTF8.self)
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            result.append((index + 1, line))
+        // Over the bytes in place: splitting the UTF-8 view into slices and searching each cost
+        // ~3,300 instructions per line of a 1,000-line list.
+        var text = text
+        return text.withUTF8 { bytes in
+            let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") }
+            var result: [(line: Int, text: String)] = []
+            var line = 0
+            var start = 0
+            while start <= bytes.count {
+                let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+                line += 1
+                var first = start, last = end
+                while first < last, isBlank(bytes[first]) { first += 1 }
+                while last > first, isBlank(bytes[last - 1]) { last -= 1 }
+                if first < last, bytes[first] != UInt8(ascii: "#") {
+                    result.append((line, String(decoding: UnsafeBufferPointer(rebasing: bytes[first..<last]), as: UTF8.self)))
+                }
+                start = end + 1
+            }
+            return result
         }
-        return result
     }
 
     /// The schemes of lists fetched from a server (wget's `-i URL`).

@@ -47,10 +47,10 @@ extension HTTPOptions {
     }
 
     /// The `-H` headers, added to every request.
-    func apply(to request: inout Request) {
-        for header in headers {
-            if let (name, value) = Self.parseHeader(header) { request.headers.add(name, value) }
-        }
+    /// The `-H` headers every request carries, in order (malformed ones were refused by
+    /// validation).
+    var requestHeaders: [(name: String, value: String)] {
+        headers.compactMap { Self.parseHeader($0).map { (name: $0.0, value: $0.1) } }
     }
 
     /// `Name: value`, with a token name and a value without CR, LF or NUL.

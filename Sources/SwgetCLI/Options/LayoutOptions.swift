@@ -115,10 +115,6 @@ extension LayoutOptions {
         return placement
     }
 
-    func apply(to request: inout Request) {
-        if noCache { request.cachePolicy = .reloadIgnoringLocalCacheData }
-    }
-
     func apply(to configuration: inout SessionConfiguration) {
         if let maxTime { configuration.resourceTimeout = .milliseconds(Int64(maxTime * 1000)) }
     }

@@ -209,8 +209,7 @@ extension DownloadTransfer {
             }
             return .part(file)
         case .directory(let directory):
-            let destination = task.destination
-            var name = response.suggestedFilename(for: destination)
+            var name = suggestedName(for: response)
             if state.decodesPayload == true {
                 // `x.part.gz` decodes to `x.part`: the rewritten name obeys the same rule.
                 name = FilenameSanitizer.withoutReservedSuffix(BodyDecoding.decodedName(name))

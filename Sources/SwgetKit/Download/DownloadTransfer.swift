@@ -26,6 +26,9 @@ final class DownloadTransfer: ResponseConsumer {
     var file: OpenDownload?
     /// `file` was created empty by this transfer and nothing was written or cut since.
     var freshFile = false
+    /// The name the response being consumed suggests, once asked: the decode decision and the
+    /// destination both need it (each computation parses the URL and headers again).
+    private var suggestedNameOfResponse: String?
     /// The loader, for segment requests at the current hop.
     private(set) var loader: (any Loader)?
     var session: Session { task.session }
@@ -81,6 +84,7 @@ final class DownloadTransfer: ResponseConsumer {
 
     func consume(_ final: FinalResponse) async -> Consumed {
         let response = final.response
+        suggestedNameOfResponse = nil
         // What the file held before this answer (judging an answer from zero resets it).
         let held = state.resume?.bytesOnDisk ?? 0
         let verdict = state.judge(response, originalURL: task.originalRequest.url,
@@ -326,10 +330,18 @@ final class DownloadTransfer: ResponseConsumer {
         if let file { return (DownloadPaths(finalPath: file.visiblePath)?.name ?? "") }
         switch task.destination.target {
         case .directory:
-            return response.suggestedFilename(for: task.destination)
+            return suggestedName(for: response)
         case .file(let path): return DownloadPaths(finalPath: path)?.name ?? ""
         case .standardOutput: return response.url.lastPathComponent
         }
+    }
+
+    /// What `response` suggests as the file's name under a directory destination.
+    func suggestedName(for response: Response) -> String {
+        if let name = suggestedNameOfResponse { return name }
+        let name = response.suggestedFilename(for: task.destination)
+        suggestedNameOfResponse = name
+        return name
     }
 
     // MARK: the end

@@ -36,6 +36,14 @@ struct InputListCommandTests {
         #expect(InputList.entries("a/x\r\t\n").map(\.line) == [1])
     }
 
+    @Test func linesKeepTheirNumbersAndTheirBytes() {
+        let entries = InputList.entries("\n\n  # comment\nhttp://ü.example/ä x\n\tb\t\n#\n \nlast")
+        #expect(entries.map(\.line) == [4, 5, 8])
+        #expect(entries.map(\.text) == ["http://ü.example/ä x", "b", "last"])
+        #expect(InputList.entries("").isEmpty)
+        #expect(InputList.entries("\n \n\t").isEmpty)
+    }
+
     @Test func aListFetchedOverHTTP() async throws {
         let server = try await TestServer.start { request in
             switch request.path {
