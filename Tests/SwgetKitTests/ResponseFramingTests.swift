@@ -43,6 +43,15 @@ struct ResponseFramingTests {
         Case(name: "garbage length", method: "GET", status: 200, version: (1, 1), headers: [("Content-Length", "12abc")], body: nil, keepAlive: false),
         Case(name: "huge length", method: "GET", status: 200, version: (1, 1), headers: [("Content-Length", "99999999999999999999999")], body: nil, keepAlive: false),
         Case(name: "empty length", method: "GET", status: 200, version: (1, 1), headers: [("Content-Length", "")], body: nil, keepAlive: false),
+        Case(name: "length with white space", method: "GET", status: 200, version: (1, 1), headers: [("Content-Length", "\t 10240 ")], body: .length(10240), keepAlive: true),
+        Case(name: "18-digit length", method: "GET", status: 200, version: (1, 1), headers: [("Content-Length", "999999999999999999")], body: .length(999_999_999_999_999_999), keepAlive: true),
+        Case(name: "19-digit length", method: "GET", status: 200, version: (1, 1), headers: [("Content-Length", "1000000000000000000")], body: nil, keepAlive: false),
+        Case(name: "plus-signed length", method: "GET", status: 200, version: (1, 1), headers: [("Content-Length", "+5")], body: nil, keepAlive: false),
+        Case(name: "blank length", method: "GET", status: 200, version: (1, 1), headers: [("Content-Length", "  ")], body: nil, keepAlive: false),
+        Case(name: "close among spaced tokens", method: "GET", status: 200, version: (1, 1), headers: [("Content-Length", "5"), ("Connection", " te ,\tCLOSE\t")], body: .length(5), keepAlive: false),
+        Case(name: "a token that only starts with close", method: "GET", status: 200, version: (1, 1), headers: [("Content-Length", "5"), ("Connection", "closed, xclose")], body: .length(5), keepAlive: true),
+        Case(name: "Kelvin sign is not K", method: "GET", status: 200, version: (1, 0), headers: [("Content-Length", "5"), ("Connection", "\u{212A}eep-Alive")], body: .length(5), keepAlive: false),
+        Case(name: "HTTP/1.0 keep-alive in a second field", method: "GET", status: 200, version: (1, 0), headers: [("Content-Length", "5"), ("Connection", "te"), ("connection", ", keep-alive,")], body: .length(5), keepAlive: true),
         Case(name: "length on error status", method: "GET", status: 404, version: (1, 1), headers: [("Content-Length", "3")], body: .length(3), keepAlive: true),
     ]
 
@@ -92,6 +101,16 @@ struct HeaderFieldsTests {
     @Test(arguments: [("Accept", "accept", true), ("X-A", "x-b", false), ("Ab", "AB", true), ("a[", "A{", false), ("", "", true)])
     func caseInsensitiveEquals(_ a: String, _ b: String, _ equal: Bool) {
         #expect(a.caseInsensitiveEquals(b) == equal)
+    }
+
+    @Test(arguments: [("close", [("Connection", "close")], true), ("close", [("Connection", "Keep-Alive, Close")], true),
+                      ("close", [("Connection", "closer")], false), ("close", [("Connection", "")], false),
+                      ("close", [("Proxy-Connection", "close")], false), ("close", [], false),
+                      ("chunked", [("Transfer-Encoding", "gzip,,\tchunked ")], true), ("a b", [("X", "a b")], true),
+                      ("ü", [("X", "Ü, ü")], true)])
+    func tokensAreFoundInPlace(_ token: String, _ fields: [(String, String)], _ found: Bool) {
+        let name = token == "chunked" ? "Transfer-Encoding" : token == "close" ? "connection" : "x"
+        #expect(HeaderFields(fields).containsToken(token, in: name) == found)
     }
 
     @Test func responseMediaTypeAndCharset() {

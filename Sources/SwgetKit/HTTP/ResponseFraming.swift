@@ -57,14 +57,19 @@ struct ResponseFraming: Equatable, Sendable {
     private static func body(requestMethod: String, status: Int, headers: HeaderFields) throws(Violation) -> Body {
         if requestMethod.caseInsensitiveEquals("HEAD") { return .none }
         if (100..<200).contains(status) || status == 204 || status == 304 { return .none }
-        let transferCodings = headers.values(for: "Transfer-Encoding")
-            .flatMap { $0.commaSeparated() }
-            .map { $0.trimmingOWS.lowercased() }
-        if let last = transferCodings.last {
-            // chunked must be the final coding; otherwise the body runs until close.
-            return last == "chunked" ? .chunked : .untilClose
+        if headers.contains("Transfer-Encoding") {
+            let transferCodings = headers.values(for: "Transfer-Encoding")
+                .flatMap { $0.commaSeparated() }
+                .map { $0.trimmingOWS.lowercased() }
+            if let last = transferCodings.last {
+                // chunked must be the final coding; otherwise the body runs until close.
+                return last == "chunked" ? .chunked : .untilClose
+            }
         }
-        let lengths = headers.values(for: "Content-Length")
+        let values = headers.values(for: "Content-Length")
+        // The common case, one field of digits, read in place.
+        if values.count == 1, let n = plainLength(values[0]) { return .length(n) }
+        let lengths = values
             .flatMap { $0.commaSeparated(omittingEmpty: false) }
             .map { $0.trimmingOWS }
         if let first = lengths.first {
@@ -80,11 +85,25 @@ struct ResponseFraming: Equatable, Sendable {
 
     private static func keepAlive(versionMajor: Int, versionMinor: Int, headers: HeaderFields, body: Body) -> Bool {
         if body == .untilClose { return false }
-        let tokens = headers.values(for: "Connection")
-            .flatMap { $0.commaSeparated() }
-            .map { $0.trimmingOWS.lowercased() }
-        if tokens.contains("close") { return false }
-        if versionMajor == 1 && versionMinor == 0 { return tokens.contains("keep-alive") }
+        if headers.containsToken("close", in: "Connection") { return false }
+        if versionMajor == 1 && versionMinor == 0 { return headers.containsToken("keep-alive", in: "Connection") }
         return versionMajor == 1
+    }
+
+    /// 1 to 18 ASCII digits between optional white space, as a number; nil for anything else.
+    static func plainLength(_ value: String) -> Int64? {
+        var value = value
+        return value.withUTF8 { bytes -> Int64? in
+            var first = 0, end = bytes.count
+            while first < end, bytes[first] == UInt8(ascii: " ") || bytes[first] == UInt8(ascii: "\t") { first += 1 }
+            while end > first, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+            guard end > first, end - first <= 18 else { return nil }
+            var n: Int64 = 0
+            for byte in bytes[first..<end] {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                n = n * 10 + Int64(byte - UInt8(ascii: "0"))
+            }
+            return n
+        }
     }
 }

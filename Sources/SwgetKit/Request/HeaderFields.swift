@@ -42,6 +42,38 @@ public struct HeaderFields: Sendable, Equatable, Sequence, ExpressibleByDictiona
         return values
     }
 
+    /// Whether a comma-separated element of a field named `name`, white space trimmed, is
+    /// `token` (ASCII case-insensitively): `Connection: close`. Read in place, no strings made.
+    public func containsToken(_ token: String, in name: String) -> Bool {
+        var token = token
+        let count = name.utf8.count
+        return token.withUTF8 { wanted in
+            for index in fields.indices where fields[index].name.utf8.count == count && fields[index].name.caseInsensitiveEquals(name) {
+                var value = fields[index].value
+                if value.withUTF8({ Self.elements(of: $0, include: wanted) }) { return true }
+            }
+            return false
+        }
+    }
+
+    /// Whether one of the comma-separated elements of `bytes` is `wanted`.
+    private static func elements(of bytes: UnsafeBufferPointer<UInt8>, include wanted: UnsafeBufferPointer<UInt8>) -> Bool {
+        let isOWS = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        let lower = { (byte: UInt8) in byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
+        var start = 0
+        while start <= bytes.count {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: ",")) ?? bytes.count
+            var first = start, last = end
+            while first < last, isOWS(bytes[first]) { first += 1 }
+            while last > first, isOWS(bytes[last - 1]) { last -= 1 }
+            if last - first == wanted.count, (0..<wanted.count).allSatisfy({ lower(bytes[first + $0]) == lower(wanted[$0]) }) {
+                return true
+            }
+            start = end + 1
+        }
+        return false
+    }
+
     /// Whether any field is named `name` (compared case-insensitively).
     public func contains(_ name: String) -> Bool { self[name] != nil }
 
