@@ -398,7 +398,7 @@ final class Reporter: SessionDelegate {
     private func displayName(_ path: String) -> String {
         // Strip the .part suffix and directories: the bar shows the name the file will have.
         var name = path.hasSuffix(".part") ? String(path.dropLast(5)) : path
-        if let slash = name.utf8.lastIndex(of: UInt8(ascii: "/")) { name = String(name[name.utf8.index(after: slash)...]) }
+        if let slash = name.lastIndex(ofByte: UInt8(ascii: "/")) { name = String(name[name.utf8.index(after: slash)...]) }
         return DisplayText.sanitize(name)
     }
 }

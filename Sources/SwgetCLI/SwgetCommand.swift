@@ -310,13 +310,13 @@ struct SwgetCommand: AsyncParsableCommand {
     private static func makeRequest(_ argument: String, _ template: RequestTemplate) -> Request? {
         // Spaces and control characters are never part of a URL typed on a command line. By
         // byte: every byte of a multi-byte scalar is 0x80 or more.
-        guard !containsByte(argument, where: { $0 <= 0x20 || $0 == 0x7F }) else { return nil }
+        guard !argument.containsByte(where: { $0 <= 0x20 || $0 == 0x7F }) else { return nil }
         // data: URLs have no "//" (RFC 2397).
         var text = hasScheme(argument) ? argument : "http://" + argument
         if let path = template.body?.uploadPath { text = BodyArguments.uploadURL(text, uploading: path) }
         // Internationalised names and non-ASCII paths: the punycode host (IDNA 2008 / UTS #46
         // through libidn2) and UTF-8 percent-encoding go on the wire.
-        if containsByte(text, where: { $0 > 0x7F }) || hostIsPercentEncoded(text) {
+        if text.containsByte(where: { $0 > 0x7F }) || hostIsPercentEncoded(text) {
             guard let typed = try? TypedURL(text) else { return nil }
             text = typed.wire
         }
@@ -347,16 +347,9 @@ struct SwgetCommand: AsyncParsableCommand {
         return false
     }
 
-    /// Whether a byte of `text` satisfies `predicate`, scanned in place: `utf8.contains` walks
-    /// the view's iterator, ~30 instructions a byte.
-    private static func containsByte(_ text: String, where predicate: (UInt8) -> Bool) -> Bool {
-        var text = text
-        return text.withUTF8 { $0.contains(where: predicate) }
-    }
-
     /// `http://b%C3%BCcher.example/`: a host the URL Standard decodes before IDNA.
     private static func hostIsPercentEncoded(_ text: String) -> Bool {
-        guard containsByte(text, where: { $0 == UInt8(ascii: "%") }) else { return false }  // the common case, one byte scan
+        guard text.containsByte(UInt8(ascii: "%")) else { return false }  // the common case, one byte scan
         guard let start = text.firstRange(of: "://")?.upperBound else { return false }
         return text[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }.contains("%")
     }

@@ -37,7 +37,7 @@ public enum BasicAuthentication {
     /// Throws when the user name contains ':' (§2), when either contains a control character, or
     /// when they are longer than ``maximumCredentialBytes``. An empty password is allowed.
     public static func authorization(user: String, password: String) throws(BasicAuthenticationError) -> String {
-        guard !user.utf8.contains(UInt8(ascii: ":")) else { throw .colonInUserName }
+        guard !user.containsByte(UInt8(ascii: ":")) else { throw .colonInUserName }
         let isControl: (UInt8) -> Bool = { $0 < 0x20 || $0 == 0x7F }
         guard !user.utf8.contains(where: isControl), !password.utf8.contains(where: isControl) else { throw .controlCharacter }
         let bytes = Array(user.utf8) + [UInt8(ascii: ":")] + Array(password.utf8)

@@ -67,7 +67,7 @@ public final class PublicSuffixList: Sendable {
     static func normalised(_ domain: String) -> String? {
         var name = domain.lowercased()
         if name.hasSuffix(".") { name.removeLast() }
-        guard !name.isEmpty, name.utf8.count <= maxDomainBytes, !name.utf8.contains(0) else { return nil }
+        guard !name.isEmpty, name.utf8.count <= maxDomainBytes, !name.containsByte(0) else { return nil }
         return name
     }
 }

@@ -23,7 +23,7 @@ struct DownloadPaths: Equatable, Sendable {
     /// `directory` and a single-component `name`; nil when `name` is empty, `.`, `..` or
     /// contains a slash or a NUL byte (which would end the path at the system call).
     init?(directory: String, name: String) {
-        guard !name.isEmpty, name != ".", name != "..", !name.utf8.contains(UInt8(ascii: "/")), !name.utf8.contains(0) else { return nil }
+        guard !name.isEmpty, name != ".", name != "..", !name.containsByte(UInt8(ascii: "/")), !name.containsByte(0) else { return nil }
         self.directory = directory
         self.name = name
     }
@@ -38,7 +38,7 @@ struct DownloadPaths: Equatable, Sendable {
     /// "/" for the root. By byte, so a combining mark after the slash stays with the name, and
     /// without the cost of a backward search by Character (~5,000 instructions per path).
     static func cut(_ path: String) -> (directory: String, name: String) {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return ("", path) }
+        guard let slash = path.lastIndex(ofByte: UInt8(ascii: "/")) else { return ("", path) }
         return (slash == path.startIndex ? "/" : String(path[..<slash]), String(path[path.utf8.index(after: slash)...]))
     }
 

@@ -59,7 +59,7 @@ public enum FilenameSanitizer {
     /// remains; leading dots and surrounding whitespace go, `.` and `..` are refused, the name
     /// is cut to 255 bytes and a reserved suffix is neutralised, as in ``sanitize(_:)``.
     public static func sanitizeTransformed(_ name: String) -> String? {
-        guard !name.utf8.contains(0), !name.utf8.contains(UInt8(ascii: "/")) else { return nil }
+        guard !name.containsByte(0), !name.containsByte(UInt8(ascii: "/")) else { return nil }
         var result = name[...]
         while let first = result.first, first == "." || first.isWhitespace { result = result.dropFirst() }
         while let last = result.last, last.isWhitespace { result = result.dropLast() }

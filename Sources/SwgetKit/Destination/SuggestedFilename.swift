@@ -46,7 +46,7 @@ public enum SuggestedFilename {
         if adjustsExtension, let ext = adjustedExtension(name, mimeType: mimeType()) {
             return FilenameSanitizer.truncated(name + ext, maxBytes: FilenameSanitizer.maxNameBytes)
         }
-        guard !name.utf8.contains(UInt8(ascii: ".")), let ext = mimeExtension(mimeType()) else { return name }
+        guard !name.containsByte(UInt8(ascii: ".")), let ext = mimeExtension(mimeType()) else { return name }
         return FilenameSanitizer.truncated(name + ext, maxBytes: FilenameSanitizer.maxNameBytes)
     }
 
@@ -85,8 +85,8 @@ public enum SuggestedFilename {
         if let scheme = url.scheme, scheme.caseInsensitiveEquals("data") { return candidate(Array("data".utf8), transform: transform) }
         let path = url.path(percentEncoded: true)
         guard let last = path.utf8.last, last != UInt8(ascii: "/") else { return nil }
-        let segment = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path[path.utf8.index(after: $0)...] } ?? path[...]
-        if transform == nil, !segment.utf8.contains(UInt8(ascii: "%")) { return FilenameSanitizer.sanitize(String(segment)) }
+        let segment = path.lastIndex(ofByte: UInt8(ascii: "/")).map { path[path.utf8.index(after: $0)...] } ?? path[...]
+        if transform == nil, !segment.containsByte(UInt8(ascii: "%")) { return FilenameSanitizer.sanitize(String(segment)) }
         let bytes = ContentDisposition.percentDecoded(segment, strict: false)
         guard transform == nil else { return candidate(bytes ?? Array(segment.utf8), transform: transform) }
         let decoded = bytes.flatMap(ContentDisposition.utf8String)
@@ -107,7 +107,7 @@ public enum SuggestedFilename {
     /// The extension for a Content-Type value such as "text/html; charset=utf-8", if known.
     static func mimeExtension(_ mimeType: String?) -> String? {
         guard let mimeType else { return nil }
-        let essence = mimeType[..<(mimeType.utf8.firstIndex(of: UInt8(ascii: ";")) ?? mimeType.endIndex)]
+        let essence = mimeType[..<(mimeType.firstIndex(ofByte: UInt8(ascii: ";")) ?? mimeType.endIndex)]
         let key = essence.filter { !$0.isWhitespace }.lowercased()
         return extensionsByMIMEType[key]
     }

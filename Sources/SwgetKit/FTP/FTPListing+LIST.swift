@@ -25,7 +25,7 @@ extension FTPListing {
     private static func parseUnix(_ line: String, _ tokens: [Substring], now: FTPTimestamp) -> FTPListEntry? {
         let mode = tokens[0]
         guard mode.utf8.count >= 10, let type = mode.first, "-dlcbpsD".contains(type),
-              mode.utf8.dropFirst().prefix(9).allSatisfy({ "rwxsStTlL-".utf8.contains($0) }) else { return nil }
+              mode.utf8.dropFirst().prefix(9).allSatisfy({ "rwxsStTlL-".containsByte($0) }) else { return nil }
         // The date is the first month-day-(time|year) group (or long-iso date-time) after the
         // link count, preceded by a size or a device's "major, minor".
         var index = 2

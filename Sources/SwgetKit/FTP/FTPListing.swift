@@ -185,13 +185,13 @@ enum FTPListing {
     /// is the path as sent; nil when the line holds no facts.
     static func parseMLSTEntry(_ line: String) -> FTPListEntry? {
         let trimmed = line.first == " " ? String(line.dropFirst()) : line
-        guard let (facts, path) = splitFacts(trimmed), !facts.isEmpty, !path.isEmpty, !path.utf8.contains(0) else { return nil }
+        guard let (facts, path) = splitFacts(trimmed), !facts.isEmpty, !path.isEmpty, !path.containsByte(0) else { return nil }
         return entry(named: path, facts: facts, directoryMarkers: true)
     }
 
     /// A name a listing entry may carry (the ``FTPListEntry`` invariant).
     static func isBareName(_ name: String) -> Bool {
-        !name.isEmpty && name != "." && name != ".." && !name.utf8.contains(0x2F) && !name.utf8.contains(0)
+        !name.isEmpty && name != "." && name != ".." && !name.containsByte(0x2F) && !name.containsByte(0)
     }
 
     /// The facts (lower-cased names, values as sent) and the pathname of a fact line.

@@ -40,7 +40,7 @@ struct HTTPTarget: Sendable, Equatable {
     /// Letters, digits and `-._` (host names, IPv4), or an IPv6 literal; nothing that could
     /// smuggle spaces, control characters or `@` tricks into a connection or Host header.
     static func isValidHost(_ host: String) -> Bool {
-        if host.utf8.contains(UInt8(ascii: ":")) { return host.utf8.allSatisfy { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") || isHexDigit($0) } }
+        if host.containsByte(UInt8(ascii: ":")) { return host.utf8.allSatisfy { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") || isHexDigit($0) } }
         return host.utf8.allSatisfy { byte in
             (byte >= 0x30 && byte <= 0x39) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A)
                 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
@@ -52,7 +52,7 @@ struct HTTPTarget: Sendable, Equatable {
     }
 
     /// The host as a URL writes it: an IPv6 address (told by its ':') in brackets.
-    private var literalHost: String { host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host }
+    private var literalHost: String { host.containsByte(UInt8(ascii: ":")) ? "[\(host)]" : host }
 
     /// The `Host` field value: the host (IPv6 in brackets), with the port unless it is the
     /// scheme's default.

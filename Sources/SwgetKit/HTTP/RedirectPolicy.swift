@@ -64,7 +64,7 @@ enum RedirectPolicy {
         out.reserveCapacity(s.utf8.count)
         for byte in s.utf8 {
             switch byte {
-            case 0x21...0x7E where !"\"<>\\^`{|}".utf8.contains(byte):
+            case 0x21...0x7E where !"\"<>\\^`{|}".containsByte(byte):
                 out.append(byte)
             default:
                 out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]

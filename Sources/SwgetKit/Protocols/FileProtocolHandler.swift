@@ -43,7 +43,7 @@ public struct FileProtocolHandler: ProtocolHandler {
         }
         let path = url.path(percentEncoded: false)
         let shown = DisplayText.sanitize(path)
-        guard !path.isEmpty, !path.utf8.contains(0) else {
+        guard !path.isEmpty, !path.containsByte(0) else {
             return client.didFail(with: SessionError.unsupportedURL.with("the file: URL names no file").at(url))
         }
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)

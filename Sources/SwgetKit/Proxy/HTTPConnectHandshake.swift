@@ -98,7 +98,7 @@ public struct HTTPConnectHandshake: ProxyHandshakeMachine {
             return "[\(name)]:\(port)"
         }
         guard !name.isEmpty, name.utf8.count <= 255, name.utf8.allSatisfy({ byte in
-            byte > 0x20 && byte < 0x7F && !"/?#@[]\\\"<>".utf8.contains(byte)
+            byte > 0x20 && byte < 0x7F && !"/?#@[]\\\"<>".containsByte(byte)
         }) else {
             throw .invalidTarget("'\(host.prefix(80))' is not a usable host name")
         }
@@ -111,7 +111,7 @@ public struct HTTPConnectHandshake: ProxyHandshakeMachine {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
         default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            return "!#$%&'*+-.^_`|~".containsByte(byte)
         }
     }
 

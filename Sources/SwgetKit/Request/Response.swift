@@ -39,7 +39,7 @@ public struct Response: Sendable, Equatable {
     /// The media type of `Content-Type` without parameters, lowercased ("text/html").
     public var mimeType: String? {
         guard let type = headers["Content-Type"] else { return nil }
-        let end = type.utf8.firstIndex(of: UInt8(ascii: ";")) ?? type.endIndex
+        let end = type.firstIndex(ofByte: UInt8(ascii: ";")) ?? type.endIndex
         let media = type[..<end].trimmingOWS
         guard !media.isEmpty else { return nil }
         return media.lowercased()

@@ -67,7 +67,7 @@ public enum URLDisplay {
     /// The text of a URL with the password in its userinfo replaced by `***`. Works on any text
     /// that looks like `scheme://user:password@host…`, parseable or not.
     public static func maskedString(_ text: String) -> String {
-        guard text.utf8.contains(UInt8(ascii: "@")) else { return text }  // no userinfo: the common case, one byte scan
+        guard text.containsByte(UInt8(ascii: "@")) else { return text }  // no userinfo: the common case, one byte scan
         guard let schemeEnd = text.firstRange(of: "://") else { return text }
         let rest = text[schemeEnd.upperBound...]
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex

@@ -252,8 +252,8 @@ enum CipherStringModel {
             text = text.dropFirst(7)
             if text.first == UInt8(ascii: ":") { text = text.dropFirst() }
         }
-        let isSeparator: (UInt8) -> Bool = { ":, ;".utf8.contains($0) }
-        let isWord: (UInt8) -> Bool = { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || "-._".utf8.contains($0) }
+        let isSeparator: (UInt8) -> Bool = { ":, ;".containsByte($0) }
+        let isWord: (UInt8) -> Bool = { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || "-._".containsByte($0) }
         while let first = text.first {
             enum Rule { case add, delete, order, kill, special }
             let rule: Rule

@@ -158,7 +158,7 @@ private final class OpenFile: Sendable {
     let length: Int64
 
     init(path: String) throws(BodyReadError) {
-        guard !path.utf8.contains(0) else { throw BodyReadError(.open, path: path, errno: EINVAL) }
+        guard !path.containsByte(0) else { throw BodyReadError(.open, path: path, errno: EINVAL) }
         var fd: Int32
         // O_NONBLOCK: opening a FIFO without a writer must not block (it is refused below).
         repeat { fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) } while fd < 0 && errno == EINTR

@@ -56,7 +56,7 @@ public struct MultipartFormData: Sendable, Equatable {
                     throw .invalidContentType(contentType)
                 }
             }
-            if case .file(let path) = content, path.isEmpty || path.utf8.contains(0) {
+            if case .file(let path) = content, path.isEmpty || path.containsByte(0) {
                 throw .invalidPath(path)
             }
             self.name = name
@@ -236,7 +236,7 @@ public struct MultipartFormData: Sendable, Equatable {
     /// curl's table of well-known extensions (case-insensitive), plus a few common ones
     /// (`.json`, `.css`, `.js`, `.csv`, `.zip`, `.gz`, `.webp`): nil when none matches.
     public static func guessContentType(forFilename filename: String) -> String? {
-        guard let dot = filename.utf8.lastIndex(of: UInt8(ascii: ".")) else { return nil }
+        guard let dot = filename.lastIndex(ofByte: UInt8(ascii: ".")) else { return nil }
         let ext = String(decoding: filename.utf8[dot...], as: UTF8.self).lowercased()
         return contentTypes[ext]
     }

@@ -132,7 +132,9 @@ public final class HSTSStore: Sendable {
     /// (RFC 6797 §8.3), else nil. An explicit port 80 becomes 443; another explicit port is kept;
     /// no port is added when there was none. Expired entries met on the way are removed.
     public func upgrade(_ url: URL, now: Date? = nil) -> URL? {
-        guard let scheme = url.scheme, scheme.lowercased() == "http",
+        // An empty store answers before the URL is taken apart (its scheme and host cost
+        // ~1,800 instructions, twice per download).
+        guard !state.withLock({ $0.entries.isEmpty }), let scheme = url.scheme, scheme.lowercased() == "http",
               let rawHost = url.host(percentEncoded: false), policy(for: rawHost, now: now) != nil,
               var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return nil }
         components.scheme = "https"

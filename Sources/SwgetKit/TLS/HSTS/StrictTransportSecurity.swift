@@ -206,7 +206,7 @@ private struct DirectiveParser {
              UInt8(ascii: "0")...UInt8(ascii: "9"):
             true
         default:
-            "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            "!#$%&'*+-.^_`|~".containsByte(byte)
         }
     }
 

@@ -1,0 +1,29 @@
+import Testing
+@testable import SwgetKit
+
+/// The in-place byte searches (String+Bytes.swift) answer as the UTF-8 view's own searches do.
+@Suite("Byte searches over a string's UTF-8 storage")
+struct StringBytesTests {
+    static let texts = ["", "/", "a/b/c", "dir/ä/ö.txt", "no slash", "/lead", "trail/", "x\u{301}/y", "🙂/🙃", String(repeating: "ab/", count: 300)]
+
+    @Test(arguments: texts)
+    func stringsAgreeWithTheView(_ text: String) {
+        let slash = UInt8(ascii: "/")
+        #expect(text.containsByte(slash) == text.utf8.contains(slash))
+        #expect(text.firstIndex(ofByte: slash) == text.utf8.firstIndex(of: slash))
+        #expect(text.lastIndex(ofByte: slash) == text.utf8.lastIndex(of: slash))
+        #expect(text.containsByte(where: { $0 > 0x7F }) == text.utf8.contains(where: { $0 > 0x7F }))
+    }
+
+    @Test(arguments: texts)
+    func substringsAgreeWithTheView(_ text: String) {
+        // A slice that starts past the first byte: its indices are the base string's.
+        let slice = text.dropFirst()
+        let slash = UInt8(ascii: "/")
+        #expect(slice.firstIndex(ofByte: slash) == slice.utf8.firstIndex(of: slash))
+        #expect(slice.lastIndex(ofByte: slash) == slice.utf8.lastIndex(of: slash))
+        if let index = slice.lastIndex(ofByte: slash) {
+            #expect(String(slice[slice.utf8.index(after: index)...]) == String(slice.split(separator: "/", omittingEmptySubsequences: false).last ?? ""))
+        }
+    }
+}
