@@ -64,6 +64,20 @@ struct BodyDecodingTests {
         #expect(BodyDecoding.decodedName(name) == expected)
     }
 
+    @Test(arguments: [("a.gz", true), ("A.GZ", true), ("x.tGz", true), (".gz", true), ("gz", false), ("a.gzip", false),
+                      ("a.g", false), ("", false), ("a.gz\u{301}", false), ("ü.tgz", true), ("a.tar.gz/", false)])
+    func gzipSuffix(_ name: String, _ expected: Bool) {
+        #expect(BodyDecoding.hasGzipSuffix(name) == expected)
+    }
+
+    /// The last path segment read from the path answers as URL's own `lastPathComponent`.
+    @Test(arguments: ["http://h/a/b.gz", "http://h/a/b.gz/", "http://h/a/b.gz//", "http://h/", "http://h", "http://h/x%2Fy.gz",
+                      "http://h/d/%C3%BC.tgz?q=1#f", "http://h//", "http://h/a;p.gz", "http://h/%2E%2E", "http://h/a/%ZZ.gz", "http://h/a%2F"])
+    func lastSegmentIsTheLastPathComponent(_ text: String) throws {
+        let url = try #require(URL(string: text))
+        #expect(BodyDecoding.lastSegment(ofEncodedPath: url.path(percentEncoded: true)) == url.lastPathComponent)
+    }
+
     @Test(arguments: [
         (String?.none, String?.none), ("identity", nil), ("", nil), ("gzip", "gzip"), ("X-GZIP", "gzip"),
         (" deflate ,gzip", "deflate, gzip"), ("gzip, identity", "gzip"),

@@ -121,4 +121,11 @@ struct HeaderFieldsTests {
         let none = Response(url: url, statusCode: 200, headers: [:], expectedContentLength: nil)
         #expect(none.mimeType == nil && none.textEncodingName == nil)
     }
+
+    @Test(arguments: [("text/html", "text/html"), ("TEXT/Html ;q", "text/html"), (" application/x-gzip", "application/x-gzip"),
+                      ("ÄPP/X", "äpp/x"), ("  ;x", nil), ("", nil)] as [(String, String?)])
+    func mimeTypeIsLowercasedWhateverItsCase(_ header: String, _ expected: String?) {
+        let r = Response(url: URLForTests.make("http://h/x"), statusCode: 200, headers: ["Content-Type": header], expectedContentLength: nil)
+        #expect(r.mimeType == expected)
+    }
 }

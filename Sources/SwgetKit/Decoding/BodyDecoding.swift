@@ -35,7 +35,7 @@ public struct BodyDecoding: Sendable, Equatable {
     public static func judge(_ response: Response, decodeContent: Bool, name: String) -> BodyDecoding {
         var result = BodyDecoding()
         let mime = response.mimeType
-        let gzipName = hasGzipSuffix(name) || hasGzipSuffix(response.url.lastPathComponent)
+        let gzipName = hasGzipSuffix(name) || hasGzipSuffix(lastSegment(ofEncodedPath: response.url.path(percentEncoded: true)))
         result.payloadIsGzip = mime.map(gzipTypes.contains) == true || (gzipName && (mime == nil || mime.map(genericTypes.contains) == true))
         guard let header = response.headers["Content-Encoding"] else { return result }
         guard let codings = ContentCoding.parse(header) else {
@@ -60,9 +60,26 @@ public struct BodyDecoding: Sendable, Equatable {
         return name
     }
 
-    static func hasGzipSuffix(_ name: String) -> Bool {
-        let lower = name.lowercased()
-        return lower.hasSuffix(".gz") || lower.hasSuffix(".tgz")
+    /// Ends in `.gz` or `.tgz`, ASCII case-insensitively, compared by byte (lowercasing the
+    /// whole name made a string per response; no other character lowercases to these letters).
+    static func hasGzipSuffix(_ name: some StringProtocol) -> Bool {
+        let tail = name.utf8.suffix(4).map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        return tail.suffix(3).elementsEqual(".gz".utf8) || tail.elementsEqual(".tgz".utf8)
+    }
+
+    /// The last segment of a percent-encoded URL path, decoded, trailing slashes ignored
+    /// (`/a/b.gz/` → `b.gz`, `/` → `/`): URL's `lastPathComponent` without making a URL
+    /// (~3,000 instructions).
+    static func lastSegment(ofEncodedPath path: String) -> String {
+        var end = path.endIndex
+        while end > path.startIndex, path.utf8[path.utf8.index(before: end)] == UInt8(ascii: "/") {
+            end = path.utf8.index(before: end)
+        }
+        let trimmed = path[..<end]
+        if trimmed.isEmpty { return path.isEmpty ? "" : "/" }
+        let segment = trimmed.lastIndex(ofByte: UInt8(ascii: "/")).map { trimmed[trimmed.utf8.index(after: $0)...] } ?? trimmed
+        guard segment.containsByte(UInt8(ascii: "%")) else { return String(segment) }
+        return ContentDisposition.percentDecoded(segment, strict: true).flatMap { String(validating: $0, as: UTF8.self) } ?? String(segment)
     }
 
     /// A `Content-Encoding` value in a form fit for comparison ("gzip", "deflate, gzip"), nil for
