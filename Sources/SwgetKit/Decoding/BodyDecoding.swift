@@ -62,22 +62,32 @@ public struct BodyDecoding: Sendable, Equatable {
 
     /// Ends in `.gz` or `.tgz`, ASCII case-insensitively, compared by byte (lowercasing the
     /// whole name made a string per response; no other character lowercases to these letters).
-    static func hasGzipSuffix(_ name: some StringProtocol) -> Bool {
-        let tail = name.utf8.suffix(4).map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
-        return tail.suffix(3).elementsEqual(".gz".utf8) || tail.elementsEqual(".tgz".utf8)
+    static func hasGzipSuffix(_ name: String) -> Bool {
+        name.withBytes { bytes in
+            let lower = { (i: Int) in bytes[bytes.count - i] | 0x20 }  // '.' (0x2E) is unchanged by | 0x20
+            guard bytes.count >= 3, bytes[bytes.count - 3] == UInt8(ascii: "."), lower(2) == UInt8(ascii: "g"),
+                  lower(1) == UInt8(ascii: "z") else {
+                return bytes.count >= 4 && bytes[bytes.count - 4] == UInt8(ascii: ".") && lower(3) == UInt8(ascii: "t")
+                    && lower(2) == UInt8(ascii: "g") && lower(1) == UInt8(ascii: "z")
+            }
+            return true
+        }
     }
 
     /// The last segment of a percent-encoded URL path, decoded, trailing slashes ignored
     /// (`/a/b.gz/` → `b.gz`, `/` → `/`): URL's `lastPathComponent` without making a URL
     /// (~3,000 instructions).
     static func lastSegment(ofEncodedPath path: String) -> String {
-        var end = path.endIndex
-        while end > path.startIndex, path.utf8[path.utf8.index(before: end)] == UInt8(ascii: "/") {
-            end = path.utf8.index(before: end)
+        let (start, end) = path.withBytes { bytes -> (Int, Int) in
+            var end = bytes.count
+            while end > 0, bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
+            var start = end
+            while start > 0, bytes[start - 1] != UInt8(ascii: "/") { start -= 1 }
+            return (start, end)
         }
-        let trimmed = path[..<end]
-        if trimmed.isEmpty { return path.isEmpty ? "" : "/" }
-        let segment = trimmed.lastIndex(ofByte: UInt8(ascii: "/")).map { trimmed[trimmed.utf8.index(after: $0)...] } ?? trimmed
+        if start == end { return path.isEmpty ? "" : "/" }
+        let utf8 = path.utf8
+        let segment = path[utf8.index(utf8.startIndex, offsetBy: start)..<utf8.index(utf8.startIndex, offsetBy: end)]
         guard segment.containsByte(UInt8(ascii: "%")) else { return String(segment) }
         return ContentDisposition.percentDecoded(segment, strict: true).flatMap { String(validating: $0, as: UTF8.self) } ?? String(segment)
     }
