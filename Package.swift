@@ -44,6 +44,8 @@ let package = Package(
         // The system compression libraries, reached through tiny module maps (headers from
         // zlib1g-dev, libbrotli-dev and libzstd-dev; scripts/install-deps installs them).
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+        // glibc's mallopt (malloc.h), for the command's allocator settings.
+        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
         .systemLibrary(name: "CBrotli", path: "Sources/CBrotli"),
         .systemLibrary(name: "CZstd", path: "Sources/CZstd"),
         // The public suffix list (libpsl-dev), so no server sets a cookie for co.uk or github.io.
@@ -58,8 +60,9 @@ let package = Package(
             dependencies: [
                 "SwgetKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                // NIOSingletons: the command runs its connections on one event loop.
+                // NIOSingletons: the command sets how many event loops carry its connections.
                 .product(name: "NIOCore", package: "swift-nio"),
+                "CMalloc",
             ]
         ),
         .executableTarget(name: "swget", dependencies: ["SwgetCLI"]),

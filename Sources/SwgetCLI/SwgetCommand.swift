@@ -1,4 +1,5 @@
 import ArgumentParser
+import CMalloc
 import NIOCore
 import SwgetKit
 #if canImport(Glibc)
@@ -110,6 +111,14 @@ struct SwgetCommand: AsyncParsableCommand {
         // A file size limit (ulimit -f) or a full quota must end in a clear write error that
         // keeps the .part, not in a silent kill by SIGXFSZ.
         _ = Glibc.signal(SIGXFSZ, SIG_IGN)
+        // malloc keeps what it frees (up to 64 MiB) instead of handing pages back at once: with
+        // two event loops glibc trimmed each thread's heap with madvise, which flushes the other
+        // core's TLB, and every page came back through a page fault. A batch of 1,000 small
+        // files had 6,000 page faults instead of 2,800 and took 15% more CPU. Blocks up to
+        // 4 MiB (every buffer swget uses) come from the heap, so the big ones are reused rather
+        // than mapped and unmapped each time. Peak memory is what is live at once either way.
+        _ = mallopt(M_TRIM_THRESHOLD, 64 << 20)
+        _ = mallopt(M_MMAP_THRESHOLD, 4 << 20)
         // One event loop per core, at most four: a batch runs one lane per loop, each job on its
         // lane's thread beside its connection (Batch.run), so the loops never wake each other;
         // on two cores a batch of 1,000 small files took a third less wall time than on one
