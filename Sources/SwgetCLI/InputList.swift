@@ -24,7 +24,7 @@ enum InputList {
             var line = 0
             var start = 0
             while start <= bytes.count {
-                let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+                let end = ByteScan.first(UInt8(ascii: "\n"), in: bytes, from: start) ?? bytes.count
                 line += 1
                 var first = start, last = end
                 while first < last, isBlank(bytes[first]) { first += 1 }

@@ -99,9 +99,11 @@ struct ResponseFraming: Equatable, Sendable {
             while end > first, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
             guard end > first, end - first <= 18 else { return nil }
             var n: Int64 = 0
-            for byte in bytes[first..<end] {
+            while first < end {
+                let byte = bytes[first]
                 guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
                 n = n * 10 + Int64(byte - UInt8(ascii: "0"))
+                first += 1
             }
             return n
         }

@@ -62,12 +62,14 @@ public struct HeaderFields: Sendable, Equatable, Sequence, ExpressibleByDictiona
         let lower = { (byte: UInt8) in byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
         var start = 0
         while start <= bytes.count {
-            let end = bytes[start...].firstIndex(of: UInt8(ascii: ",")) ?? bytes.count
+            let end = ByteScan.first(UInt8(ascii: ","), in: bytes, from: start) ?? bytes.count
             var first = start, last = end
             while first < last, isOWS(bytes[first]) { first += 1 }
             while last > first, isOWS(bytes[last - 1]) { last -= 1 }
-            if last - first == wanted.count, (0..<wanted.count).allSatisfy({ lower(bytes[first + $0]) == lower(wanted[$0]) }) {
-                return true
+            if last - first == wanted.count {
+                var index = 0
+                while index < wanted.count, lower(bytes[first + index]) == lower(wanted[index]) { index += 1 }
+                if index == wanted.count { return true }
             }
             start = end + 1
         }

@@ -6,25 +6,37 @@
 /// (`withUTF8`, which also serves small strings, stored inline, from a stack copy; the view's
 /// `withContiguousStorageIfAvailable` gives up on those). The indices they return are the
 /// view's, so `text[..<index]` slices as before.
+///
+/// The scans are plain loops (``ByteScan``): the standard library's generic `firstIndex(of:)` and
+/// `lastIndex(of:)` allocate on every call in debug builds, where the allocation gate counts.
 extension String {
     /// Whether the UTF-8 encoding contains `byte`.
     package func containsByte(_ byte: UInt8) -> Bool {
-        withBytes { $0.contains(byte) }
+        withBytes { ByteScan.first(byte, in: $0) != nil }
     }
 
     /// Whether a byte of the UTF-8 encoding satisfies `predicate`.
     package func containsByte(where predicate: (UInt8) -> Bool) -> Bool {
-        withBytes { $0.contains(where: predicate) }
+        withBytes { bytes in
+            var index = 0
+            while index < bytes.count {
+                if predicate(bytes[index]) { return true }
+                index += 1
+            }
+            return false
+        }
     }
 
     /// The index of the first `byte` of the UTF-8 encoding, or nil.
     package func firstIndex(ofByte byte: UInt8) -> Index? {
-        withBytes { $0.firstIndex(of: byte) }.map { utf8.index(utf8.startIndex, offsetBy: $0) }
+        guard let offset = withBytes({ ByteScan.first(byte, in: $0) }) else { return nil }
+        return utf8.index(utf8.startIndex, offsetBy: offset)
     }
 
     /// The index of the last `byte` of the UTF-8 encoding, or nil.
     package func lastIndex(ofByte byte: UInt8) -> Index? {
-        withBytes { $0.lastIndex(of: byte) }.map { utf8.index(utf8.startIndex, offsetBy: $0) }
+        guard let offset = withBytes({ ByteScan.last(byte, in: $0) }) else { return nil }
+        return utf8.index(utf8.startIndex, offsetBy: offset)
     }
 
     /// The UTF-8 bytes as a buffer, for reading.
@@ -37,27 +49,60 @@ extension String {
 extension Substring {
     /// See ``Swift/String/containsByte(_:)``.
     package func containsByte(_ byte: UInt8) -> Bool {
-        withBytes { $0.contains(byte) }
+        withBytes { ByteScan.first(byte, in: $0) != nil }
     }
 
     /// See ``Swift/String/containsByte(where:)``.
     package func containsByte(where predicate: (UInt8) -> Bool) -> Bool {
-        withBytes { $0.contains(where: predicate) }
+        withBytes { bytes in
+            var index = 0
+            while index < bytes.count {
+                if predicate(bytes[index]) { return true }
+                index += 1
+            }
+            return false
+        }
     }
 
     /// See ``Swift/String/firstIndex(ofByte:)``.
     package func firstIndex(ofByte byte: UInt8) -> Index? {
-        withBytes { $0.firstIndex(of: byte) }.map { utf8.index(utf8.startIndex, offsetBy: $0) }
+        guard let offset = withBytes({ ByteScan.first(byte, in: $0) }) else { return nil }
+        return utf8.index(utf8.startIndex, offsetBy: offset)
     }
 
     /// See ``Swift/String/lastIndex(ofByte:)``.
     package func lastIndex(ofByte byte: UInt8) -> Index? {
-        withBytes { $0.lastIndex(of: byte) }.map { utf8.index(utf8.startIndex, offsetBy: $0) }
+        guard let offset = withBytes({ ByteScan.last(byte, in: $0) }) else { return nil }
+        return utf8.index(utf8.startIndex, offsetBy: offset)
     }
 
     /// See ``Swift/String/withBytes(_:)``.
     package func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         var copy = self
         return copy.withUTF8(body)
+    }
+}
+
+/// Byte searches in a buffer, as plain loops.
+package enum ByteScan {
+    /// The offset of the first `byte` in `bytes[start..<end]` (end: the buffer's end), or nil.
+    package static func first(_ byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int = 0, to end: Int? = nil) -> Int? {
+        var index = start
+        let end = end ?? bytes.count
+        while index < end {
+            if bytes[index] == byte { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    /// The offset of the last `byte` in `bytes`, or nil.
+    package static func last(_ byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        var index = bytes.count
+        while index > 0 {
+            index -= 1
+            if bytes[index] == byte { return index }
+        }
+        return nil
     }
 }
