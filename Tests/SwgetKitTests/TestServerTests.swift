@@ -278,30 +278,9 @@ private func curl(_ arguments: [String]) async throws -> ProcessResult {
 
 /// Runs a program without blocking a Swift concurrency thread; output goes through temporary files.
 private func run(_ executable: String, _ arguments: [String]) async throws -> ProcessResult {
-    let directory = try temporaryDirectory()
-    let outPath = directory + "/stdout"
-    let errPath = directory + "/stderr"
-    _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-    _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-    let exitCode: Int32 = try await withCheckedThrowingContinuation { continuation in
-        process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-        do {
-            try process.run()
-        } catch {
-            process.terminationHandler = nil
-            continuation.resume(throwing: error)
-        }
-    }
-    let stdout = try [UInt8](Data(contentsOf: URL(fileURLWithPath: outPath)))
-    let stderr = try String(contentsOfFile: errPath, encoding: .utf8)
-    try? FileManager.default.removeItem(atPath: directory)
-    return ProcessResult(exitCode: exitCode, stdout: stdout, stderr: stderr)
+    // posix_spawn, not Foundation's Process (see OpenSSLPKI.openssl).
+    let result = try await SwgetProcess.run(executable: executable, arguments, in: NSTemporaryDirectory(), timeout: .seconds(120))
+    return ProcessResult(exitCode: result.status, stdout: result.stdout, stderr: result.stderr)
 }
 
 private func temporaryDirectory() throws -> String {

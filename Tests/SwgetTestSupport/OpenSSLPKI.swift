@@ -50,21 +50,14 @@ public struct OpenSSLPKI: Sendable {
         guard let binary = SwgetProcess.findExecutable("openssl") else {
             throw RealServerError("openssl not found (install it with scripts/install-deps --test)")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw RealServerError("openssl \(arguments.joined(separator: " ")): \(String(decoding: err, as: UTF8.self))")
+        // posix_spawn, not Foundation's Process: Process.run enumerates /proc/self/fd and crashed
+        // (SIGSEGV in findMaximumOpenFromProcSelfFD) while other tests opened and closed files.
+        let result = try SwgetProcess.runBlocking(executable: binary, arguments: arguments, directory: directory,
+                                                  environment: [:], stdin: nil, timeout: .seconds(120))
+        guard result.status == 0 else {
+            throw RealServerError("openssl \(arguments.joined(separator: " ")): \(result.stderr)")
         }
-        return String(decoding: out, as: UTF8.self)
+        return result.stdoutText
     }
 
     private func write(_ text: String, _ name: String) throws {

@@ -123,7 +123,7 @@ public enum SwgetProcess {
         return nil
     }
 
-    static func runBlocking(
+    package static func runBlocking(
         executable: String, arguments: [String], directory: String,
         environment extras: [String: String], stdin: [UInt8]?, timeout: Duration
     ) throws -> SwgetResult {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SwgetTestSupport
 @testable import SwgetKit
 
 /// Cookie files written by the real curl and wget (Debian's packages) are read, written back, and read
@@ -187,23 +188,15 @@ final class EchoServer: @unchecked Sendable {
     }
 
     private func run(_ arguments: [String]) async throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": home]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let body = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw EchoServerError.failed(arguments.joined(separator: " "), process.terminationStatus, String(decoding: stderr, as: UTF8.self))
+        // posix_spawn, not Foundation's Process (see OpenSSLPKI.openssl).
+        let result = try await SwgetProcess.run(
+            executable: "/usr/bin/env", arguments, in: home,
+            environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": home],
+            timeout: .seconds(120))
+        guard result.status == 0 else {
+            throw EchoServerError.failed(arguments.joined(separator: " "), result.status, result.stderr)
         }
-        return String(decoding: body, as: UTF8.self)
+        return result.stdoutText
     }
 }
 

@@ -210,21 +210,11 @@ enum FTPClientTool {
     /// Runs `/usr/bin/tool arguments` with a clean environment (no proxies, no .netrc, no
     /// wgetrc/curlrc: `-q` and `--no-config`), and waits for it.
     static func run(_ tool: String, _ arguments: [String]) async throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/" + tool)
-        process.arguments = (tool == "curl" ? ["-q"] : ["--no-config"]) + arguments
-        process.environment = ["PATH": "/usr/bin:/bin", "HOME": "/nonexistent", "LC_ALL": "C"]
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Read both pipes to their end before waiting, so a full pipe cannot block the child.
-        async let stdout = Task.detached { out.fileHandleForReading.readDataToEndOfFile() }.value
-        async let stderr = Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
-        let (o, e) = await (stdout, stderr)
-        await Task.detached { process.waitUntilExit() }.value
-        return Result(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+        // posix_spawn, not Foundation's Process (see OpenSSLPKI.openssl).
+        let result = try await SwgetProcess.run(executable: "/usr/bin/" + tool, (tool == "curl" ? ["-q"] : ["--no-config"]) + arguments,
+                                                in: NSTemporaryDirectory(),
+                                                environment: ["PATH": "/usr/bin:/bin", "HOME": "/nonexistent", "LC_ALL": "C"],
+                                                timeout: .seconds(120))
+        return Result(status: result.status, stdout: result.stdoutText, stderr: result.stderr)
     }
 }

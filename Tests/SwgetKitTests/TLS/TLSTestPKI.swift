@@ -1,4 +1,5 @@
 import Foundation
+import SwgetTestSupport
 
 /// A small PKI made with the `openssl` command once per test run: a CA (with a CRL revoking one
 /// certificate), server and client certificates, keys in every encoding the loaders accept.
@@ -19,21 +20,13 @@ struct TLSTestPKI: Sendable {
     /// Runs openssl with `arguments` in the PKI directory; throws with its stderr on failure.
     @discardableResult
     static func openssl(_ arguments: [String], in directory: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "openssl \(arguments.joined(separator: " ")): \(String(decoding: err, as: UTF8.self))")
+        // posix_spawn, not Foundation's Process (see OpenSSLPKI.openssl).
+        let result = try SwgetProcess.runBlocking(executable: "/usr/bin/openssl", arguments: arguments, directory: directory,
+                                                  environment: [:], stdin: nil, timeout: .seconds(120))
+        guard result.status == 0 else {
+            throw Failure(description: "openssl \(arguments.joined(separator: " ")): \(result.stderr)")
         }
-        return String(decoding: out, as: UTF8.self)
+        return result.stdoutText
     }
 
     static func make() throws -> TLSTestPKI {
