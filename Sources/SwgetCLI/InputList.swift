@@ -17,8 +17,7 @@ enum InputList {
     static func entries(_ text: String) -> [(line: Int, text: String)] {
         // Over the bytes in place: splitting the UTF-8 view into slices and searching each cost
         // ~3,300 instructions per line of a 1,000-line list.
-        var text = text
-        return text.withUTF8 { bytes in
+        text.withBytes { bytes in
             let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") }
             var result: [(line: Int, text: String)] = []
             var line = 0

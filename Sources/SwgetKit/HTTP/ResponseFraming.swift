@@ -57,14 +57,12 @@ struct ResponseFraming: Equatable, Sendable {
     private static func body(requestMethod: String, status: Int, headers: HeaderFields) throws(Violation) -> Body {
         if requestMethod.caseInsensitiveEquals("HEAD") { return .none }
         if (100..<200).contains(status) || status == 204 || status == 304 { return .none }
-        if headers.contains("Transfer-Encoding") {
-            let transferCodings = headers.values(for: "Transfer-Encoding")
-                .flatMap { $0.commaSeparated() }
-                .map { $0.trimmingOWS.lowercased() }
-            if let last = transferCodings.last {
-                // chunked must be the final coding; otherwise the body runs until close.
-                return last == "chunked" ? .chunked : .untilClose
-            }
+        let transferCodings = headers.values(for: "Transfer-Encoding")
+            .flatMap { $0.commaSeparated() }
+            .map { $0.trimmingOWS.lowercased() }
+        if let last = transferCodings.last {
+            // chunked must be the final coding; otherwise the body runs until close.
+            return last == "chunked" ? .chunked : .untilClose
         }
         let values = headers.values(for: "Content-Length")
         // The common case, one field of digits, read in place.
@@ -92,8 +90,7 @@ struct ResponseFraming: Equatable, Sendable {
 
     /// 1 to 18 ASCII digits between optional white space, as a number; nil for anything else.
     static func plainLength(_ value: String) -> Int64? {
-        var value = value
-        return value.withUTF8 { bytes -> Int64? in
+        value.withBytes { bytes -> Int64? in
             var first = 0, end = bytes.count
             while first < end, bytes[first] == UInt8(ascii: " ") || bytes[first] == UInt8(ascii: "\t") { first += 1 }
             while end > first, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }

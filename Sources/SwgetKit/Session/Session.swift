@@ -38,8 +38,6 @@ public final class Session: Sendable {
     /// With ``SessionThreading/eventLoop`` threading, one executor per event loop of the group;
     /// empty otherwise.
     let loopExecutors: [EventLoopExecutor]
-    /// Which loop the next task not started from one of them goes to.
-    private let nextLoop = NIOLockedValueBox(0)
 
     /// The first of ``taskExecutors``.
     public var taskExecutor: any TaskExecutor { loopExecutors.first ?? globalConcurrentExecutor }
@@ -60,11 +58,9 @@ public final class Session: Sendable {
     func executorForNewTask() -> EventLoopExecutor? {
         guard loopExecutors.count > 1 else { return loopExecutors.first }
         if let current = loopExecutors.first(where: { $0.eventLoop.inEventLoop }) { return current }
-        let index = nextLoop.withLockedValue { next in
-            defer { next = (next + 1) % loopExecutors.count }
-            return next
-        }
-        return loopExecutors[index]
+        // The group hands out its loops in turn.
+        let next = eventLoopGroup.next()
+        return loopExecutors.first { $0.eventLoop === next } ?? loopExecutors[0]
     }
 
     /// The configuration's protocol handlers, then the built-in ones.

@@ -9,22 +9,34 @@
 ///
 /// The scans are plain loops (``ByteScan``): the standard library's generic `firstIndex(of:)` and
 /// `lastIndex(of:)` allocate on every call in debug builds, where the allocation gate counts.
-extension String {
+package protocol UTF8Bytes: StringProtocol {
+    /// The UTF-8 bytes as a buffer, for reading.
+    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R
+}
+
+extension String: UTF8Bytes {
+    package func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        var copy = self  // shares the storage; withUTF8 only copies a string that is not contiguous UTF-8
+        return copy.withUTF8(body)
+    }
+}
+
+extension Substring: UTF8Bytes {
+    package func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        var copy = self
+        return copy.withUTF8(body)
+    }
+}
+
+extension UTF8Bytes {
     /// Whether the UTF-8 encoding contains `byte`.
     package func containsByte(_ byte: UInt8) -> Bool {
-        withBytes { ByteScan.first(byte, in: $0) != nil }
+        withBytes { ByteScan.first(in: $0, where: { $0 == byte }) != nil }
     }
 
     /// Whether a byte of the UTF-8 encoding satisfies `predicate`.
     package func containsByte(where predicate: (UInt8) -> Bool) -> Bool {
-        withBytes { bytes in
-            var index = 0
-            while index < bytes.count {
-                if predicate(bytes[index]) { return true }
-                index += 1
-            }
-            return false
-        }
+        withBytes { ByteScan.first(in: $0, where: predicate) != nil }
     }
 
     /// The index of the first `byte` of the UTF-8 encoding, or nil.
@@ -38,59 +50,22 @@ extension String {
         guard let offset = withBytes({ ByteScan.last(byte, in: $0) }) else { return nil }
         return utf8.index(utf8.startIndex, offsetBy: offset)
     }
-
-    /// The UTF-8 bytes as a buffer, for reading.
-    package func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        var copy = self  // shares the storage; withUTF8 only copies a string that is not contiguous UTF-8
-        return copy.withUTF8(body)
-    }
-}
-
-extension Substring {
-    /// See ``Swift/String/containsByte(_:)``.
-    package func containsByte(_ byte: UInt8) -> Bool {
-        withBytes { ByteScan.first(byte, in: $0) != nil }
-    }
-
-    /// See ``Swift/String/containsByte(where:)``.
-    package func containsByte(where predicate: (UInt8) -> Bool) -> Bool {
-        withBytes { bytes in
-            var index = 0
-            while index < bytes.count {
-                if predicate(bytes[index]) { return true }
-                index += 1
-            }
-            return false
-        }
-    }
-
-    /// See ``Swift/String/firstIndex(ofByte:)``.
-    package func firstIndex(ofByte byte: UInt8) -> Index? {
-        guard let offset = withBytes({ ByteScan.first(byte, in: $0) }) else { return nil }
-        return utf8.index(utf8.startIndex, offsetBy: offset)
-    }
-
-    /// See ``Swift/String/lastIndex(ofByte:)``.
-    package func lastIndex(ofByte byte: UInt8) -> Index? {
-        guard let offset = withBytes({ ByteScan.last(byte, in: $0) }) else { return nil }
-        return utf8.index(utf8.startIndex, offsetBy: offset)
-    }
-
-    /// See ``Swift/String/withBytes(_:)``.
-    package func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        var copy = self
-        return copy.withUTF8(body)
-    }
 }
 
 /// Byte searches in a buffer, as plain loops.
 package enum ByteScan {
     /// The offset of the first `byte` in `bytes[start..<end]` (end: the buffer's end), or nil.
     package static func first(_ byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int = 0, to end: Int? = nil) -> Int? {
+        first(in: bytes, from: start, to: end) { $0 == byte }
+    }
+
+    /// The offset of the first byte of `bytes[start..<end]` that satisfies `predicate`, or nil.
+    package static func first(in bytes: UnsafeBufferPointer<UInt8>, from start: Int = 0, to end: Int? = nil,
+                              where predicate: (UInt8) -> Bool) -> Int? {
         var index = start
         let end = end ?? bytes.count
         while index < end {
-            if bytes[index] == byte { return index }
+            if predicate(bytes[index]) { return index }
             index += 1
         }
         return nil
