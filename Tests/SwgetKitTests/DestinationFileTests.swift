@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 import Testing
 @testable import SwgetKit
 
@@ -276,6 +277,19 @@ import Testing
         create(dir + "/reference", "")  // open(2) with 0644 under this process's umask
         let permissions = mode(dir + "/a.txt").map { $0 & 0o777 }
         #expect(permissions != nil && permissions == mode(dir + "/reference").map { $0 & 0o777 })
+    }
+
+    @Test func theLinkThroughProcPublishesToo() throws {
+        // This kernel lets the opener link by descriptor (AT_EMPTY_PATH); older ones and other
+        // users' processes take /proc/self/fd. Both must publish the same way.
+        UnnamedFile.linkByDescriptor.store(false, ordering: .relaxed)
+        defer { UnnamedFile.linkByDescriptor.store(true, ordering: .relaxed) }
+        create(dir + "/p.txt", "taken")
+        let file = try created("p.txt")
+        write(file.fileDescriptor, "through proc")
+        #expect(try file.publish() == dir + "/p-1.txt")
+        #expect(contents(dir + "/p-1.txt") == "through proc")
+        #expect(contents(dir + "/p.txt") == "taken")
     }
 
     @Test func anAbandonedFileLeavesNothingBehind() throws {
