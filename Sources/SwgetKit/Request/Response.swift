@@ -7,33 +7,61 @@ import Foundation
 /// The head of a server's answer: the counterpart of NSHTTPURLResponse, as a value.
 public struct Response: Sendable, Equatable {
     /// The URL this response answers (after any redirects followed so far).
-    public let url: URL
+    public var url: URL { storage.url }
     /// The HTTP status code (`200`, `206`, `404`); handlers of other schemes (ftp, file, data)
     /// answer with these codes too.
-    public let statusCode: Int
+    public var statusCode: Int { storage.statusCode }
     /// The reason phrase of the status line as sent ("OK"); may be empty.
-    public let reasonPhrase: String
+    public var reasonPhrase: String { storage.reasonPhrase }
     /// "HTTP/1.1", "HTTP/1.0".
-    public let httpVersion: String
+    public var httpVersion: String { storage.httpVersion }
     /// The header fields as received, in order, duplicates kept.
-    public let headers: HeaderFields
+    public var headers: HeaderFields { storage.headers }
     /// The body length the framing announces, or nil when unknown (chunked, close-delimited).
     /// Zero for responses that carry no body (HEAD, 1xx, 204, 304).
-    public let expectedContentLength: Int64?
+    public var expectedContentLength: Int64? { storage.expectedContentLength }
     /// The URL the task asked for first, before redirects; drives the suggested filename.
-    public let originalURL: URL
+    public var originalURL: URL { storage.originalURL }
+
+    /// The fields, immutable and shared: a response travels through events, decisions and
+    /// errors, and a copy is one reference instead of about a hundred bytes and seven.
+    private let storage: Storage
+
+    private final class Storage: Sendable {
+        let url: URL
+        let statusCode: Int
+        let reasonPhrase: String
+        let httpVersion: String
+        let headers: HeaderFields
+        let expectedContentLength: Int64?
+        let originalURL: URL
+
+        init(url: URL, statusCode: Int, reasonPhrase: String, httpVersion: String, headers: HeaderFields,
+             expectedContentLength: Int64?, originalURL: URL) {
+            self.url = url
+            self.statusCode = statusCode
+            self.reasonPhrase = reasonPhrase
+            self.httpVersion = httpVersion
+            self.headers = headers
+            self.expectedContentLength = expectedContentLength
+            self.originalURL = originalURL
+        }
+    }
 
     /// A response head. `originalURL` defaults to `url`, `reasonPhrase` to empty and `httpVersion`
     /// to "HTTP/1.1".
     public init(url: URL, originalURL: URL? = nil, statusCode: Int, reasonPhrase: String = "",
                 httpVersion: String = "HTTP/1.1", headers: HeaderFields, expectedContentLength: Int64?) {
-        self.url = url
-        self.originalURL = originalURL ?? url
-        self.statusCode = statusCode
-        self.reasonPhrase = reasonPhrase
-        self.httpVersion = httpVersion
-        self.headers = headers
-        self.expectedContentLength = expectedContentLength
+        storage = Storage(url: url, statusCode: statusCode, reasonPhrase: reasonPhrase, httpVersion: httpVersion,
+                          headers: headers, expectedContentLength: expectedContentLength, originalURL: originalURL ?? url)
+    }
+
+    /// Equal when every field is.
+    public static func == (lhs: Response, rhs: Response) -> Bool {
+        if lhs.storage === rhs.storage { return true }
+        return lhs.url == rhs.url && lhs.statusCode == rhs.statusCode && lhs.reasonPhrase == rhs.reasonPhrase
+            && lhs.httpVersion == rhs.httpVersion && lhs.headers == rhs.headers
+            && lhs.expectedContentLength == rhs.expectedContentLength && lhs.originalURL == rhs.originalURL
     }
 
     /// The media type of `Content-Type` without parameters, lowercased ("text/html").

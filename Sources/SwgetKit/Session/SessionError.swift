@@ -60,21 +60,56 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
     let code: Code
     /// A one-line explanation of this occurrence, without the URL.
     public let message: String
+    /// What only some errors carry, in one shared box: an error travels in events, actions and
+    /// typed throws, and without the box each copy moved some 300 bytes.
+    private var details: Details?
+
     /// The URL of the request that failed (after redirects), when the failure belongs to one.
     /// Its password, if it had one, is masked.
-    public internal(set) var url: URL?
+    public internal(set) var url: URL? {
+        get { details?.fields.url }
+        set { update { $0.url = newValue } }
+    }
     /// The operating system's error number behind a file or network failure (`ENOSPC`,
     /// `ECONNREFUSED` …), when there was one.
-    public internal(set) var underlyingErrno: Int32?
+    public internal(set) var underlyingErrno: Int32? {
+        get { details?.fields.underlyingErrno }
+        set { update { $0.underlyingErrno = newValue } }
+    }
     /// For ``Category/httpStatus``: the response head the server sent.
-    public internal(set) var response: Response?
+    public internal(set) var response: Response? {
+        get { details?.fields.response }
+        set { update { $0.response = newValue } }
+    }
     /// For a failed download task whose bytes can be continued: what
     /// ``Session/downloadTask(withResumeData:destination:)`` needs.
-    public internal(set) var resumeData: ResumeData?
+    public internal(set) var resumeData: ResumeData? {
+        get { details?.fields.resumeData }
+        set { update { $0.resumeData = newValue } }
+    }
 
     init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
+    }
+
+    private struct Fields: Sendable {
+        var url: URL?
+        var underlyingErrno: Int32?
+        var response: Response?
+        var resumeData: ResumeData?
+    }
+
+    /// Immutable: a change makes a new box, so copies never share a mutation.
+    private final class Details: Sendable {
+        let fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private mutating func update(_ change: (inout Fields) -> Void) {
+        var fields = details?.fields ?? Fields()
+        change(&fields)
+        details = Details(fields)
     }
 
     /// The class of failure.
@@ -162,12 +197,8 @@ public struct SessionError: Error, Sendable, CustomStringConvertible, Equatable 
 
     /// The same kind of error with a more specific message.
     func with(_ message: String) -> SessionError {
-        var copy = self
-        copy = SessionError(code, message)
-        copy.url = url
-        copy.underlyingErrno = underlyingErrno
-        copy.response = response
-        copy.resumeData = resumeData
+        var copy = SessionError(code, message)
+        copy.details = details
         return copy
     }
 

@@ -40,7 +40,7 @@ public enum TaskEvent: Sendable {
     case redirected(Response, to: Request)
     /// A new https connection completed its TLS handshake: what it negotiated and the server's
     /// certificate (once per new connection, not for a reused one).
-    case tlsEstablished(TLSConnectionInfo)
+    indirect case tlsEstablished(TLSConnectionInfo)
     /// The final response head of an attempt arrived. Progress counts from here.
     case response(Response)
     /// A piece of a data task's body (decoded), in order. Not sent for ``Session/data(for:)``,
@@ -75,7 +75,7 @@ public enum TaskEvent: Sendable {
     case finishedDownloading(to: URL)
     /// Details for a debug log (connections opened and reused, request heads as sent); only
     /// when ``SessionConfiguration/emitsDebugEvents`` is on.
-    case debug(DebugEvent)
+    indirect case debug(DebugEvent)
     /// The task ended: nil on success, or why it failed. Always the last event.
     case completed(SessionError?)
 }
