@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import Synchronization
 import SwgetKit
 
@@ -156,7 +161,7 @@ final class Reporter: SessionDelegate {
         case .warning(let text):
             if options.indicator != .json { say("swget: warning: \(urlText(task)): \(DisplayText.sanitize(text))") }
         case .finishedDownloading(let url):
-            if let download = task as? DownloadTask { finished(download, at: url.path(percentEncoded: false)) }
+            if let download = task as? DownloadTask { finished(download, at: url) }
         case .completed(let error):
             guard error != nil else { return }
             finishDots(task)
@@ -308,13 +313,14 @@ final class Reporter: SessionDelegate {
         }
     }
 
-    private func finished(_ task: DownloadTask, at location: String) {
+    private func finished(_ task: DownloadTask, at url: URL) {
         let now = Terminal.now()
         guard let t = transfers.withLock({ $0[task.taskIdentifier] }) else { return }
         if options.indicator != .json && block == nil && options.verbosity == .quiet {
             finishDots(task)
             return  // -q: no line to build
         }
+        let location = url.path(percentEncoded: false)
         let path = location == "/dev/stdout" ? "-" : Terminal.relativePath(location)
         let elapsed = max(now - t.start, 1e-6)
         let size = task.countOfBytesReceived

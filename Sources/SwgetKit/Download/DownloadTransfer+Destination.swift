@@ -55,7 +55,7 @@ extension DownloadTransfer {
         file = opened
         if valid.segments == nil { try opened.position(at: valid.bytesOnDisk) }
         state.startedFile(now: .now())
-        task.emit(.destinationCreated(URL(filePath: part.partPath)))
+        announceDestination(part.partPath)
     }
 
     /// The collision policy of this task's destination.
@@ -166,7 +166,7 @@ extension DownloadTransfer {
         let opened = OpenDownload.inPlace(fd: fd, path: finalPath, continuesUserFile: true)
         file = opened
         try opened.position(at: data.bytesOnDisk)
-        task.emit(.destinationCreated(URL(filePath: finalPath)))
+        announceDestination(finalPath)
     }
 
     /// Opens where the body goes (nil file afterwards: skipped because the name exists).
@@ -192,7 +192,7 @@ extension DownloadTransfer {
             data.segments = nil
             try? ResumeStore.save(data.located(at: paths), at: paths, durable: false)
         }
-        task.emit(.destinationCreated(URL(filePath: opened.visiblePath)))
+        announceDestination(opened.visiblePath)
     }
 
     private func newDestination(for response: Response, whole: Bool) throws -> OpenDownload? {

@@ -11,8 +11,7 @@ extension ExchangeRunner {
     /// The stores' contribution to the request for `request.url` (cookies, a credential).
     func context(for request: Request) -> HopContext {
         var context = HopContext()
-        let configuration = session.configuration
-        if task.originalRequest.shouldHandleCookies, let cookies = configuration.cookieStorage {
+        if task.originalRequest.shouldHandleCookies, let cookies = session.configuration.cookieStorage {
             context.cookie = cookies.cookieHeader(for: request.url)
         }
         if let answer = pendingAuthorization, answer.field.caseInsensitiveEquals("Proxy-Authorization") {
@@ -46,15 +45,17 @@ extension ExchangeRunner {
     /// A credential the storage already saw accepted by this protection space, or Basic for the
     /// request's own credential when the configuration sends it before any challenge.
     private static func preemptiveAuthorization(for request: Request, task: SessionTask) -> PreemptiveAuthorization? {
-        let configuration = task.session.configuration
+        // Read in place: `let configuration = …` would copy the whole configuration (about 700
+        // bytes and a retain per stored reference) once per request.
+        let session = task.session
         // Most requests have nothing to send: no stored credential, none of their own. Say so
         // before the URL is taken apart (once per request of a batch).
-        let own = configuration.sendsCredentialsPreemptively ? Self.ownCredential(of: task.originalRequest) : nil
-        guard own != nil || configuration.credentialStorage.holdsCredentials,
+        let own = session.configuration.sendsCredentialsPreemptively ? Self.ownCredential(of: task.originalRequest) : nil
+        guard own != nil || session.configuration.credentialStorage.holdsCredentials,
               let target = try? HTTPTarget(request.url) else { return nil }
         let origin = target.origin
         let uri = Self.requestTarget(request.url)
-        if let stored = configuration.credentialStorage.preemptiveAuthorization(
+        if let stored = session.configuration.credentialStorage.preemptiveAuthorization(
             host: origin.host, port: origin.port, scheme: origin.scheme, isProxy: false,
             method: request.method.uppercased(), uri: uri, body: .empty) {
             return stored
@@ -67,17 +68,16 @@ extension ExchangeRunner {
 
     /// Learns from an answer: its cookies, its HSTS policy.
     func absorb(_ response: Response) {
-        let configuration = session.configuration
-        if task.originalRequest.shouldHandleCookies, let cookies = configuration.cookieStorage {
+        if task.originalRequest.shouldHandleCookies, let cookies = session.configuration.cookieStorage {
             let values = response.headers.values(for: "Set-Cookie")
             if !values.isEmpty {
                 cookies.setCookies(from: values, for: response.url, mainDocumentURL: task.originalRequest.url)
             }
         }
-        if let hsts = configuration.hsts, response.url.scheme?.lowercased() == "https",
+        if let hsts = session.configuration.hsts, response.url.scheme?.lowercased() == "https",
            let header = response.headers["Strict-Transport-Security"], let host = response.url.host {
             _ = hsts.learn(header: header, host: host, port: response.url.port ?? 443,
-                           overTrustedTLS: configuration.tls.verification == .full
+                           overTrustedTLS: session.configuration.tls.verification == .full
                                && !task.status.withLockedValue { $0.trustOverridden })
         }
     }
