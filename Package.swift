@@ -39,7 +39,8 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 "CZlib", "CBrotli", "CZstd", "CPSL", "CIDN2",
-            ]
+            ],
+            swiftSettings: nonsendingByDefault
         ),
         // The system compression libraries, reached through tiny module maps (headers from
         // zlib1g-dev, libbrotli-dev and libzstd-dev; scripts/install-deps installs them).
@@ -63,7 +64,8 @@ let package = Package(
                 // NIOSingletons: the command sets how many event loops carry its connections.
                 .product(name: "NIOCore", package: "swift-nio"),
                 "CMalloc",
-            ]
+            ],
+            swiftSettings: nonsendingByDefault
         ),
         .executableTarget(name: "swget", dependencies: ["SwgetCLI"]),
         // SwgetKit used exactly as the README shows; built and run against the test server by
@@ -108,13 +110,21 @@ let package = Package(
         ),
         .testTarget(
             name: "SwgetKitTests",
-            dependencies: ["SwgetKit", "SwgetTestSupport", "SwgetFuzzChecks", .product(name: "NIOEmbedded", package: "swift-nio")]
+            dependencies: ["SwgetKit", "SwgetTestSupport", "SwgetFuzzChecks", .product(name: "NIOEmbedded", package: "swift-nio")],
+            swiftSettings: nonsendingByDefault
         ),
         .testTarget(
             name: "swgetTests",
             // Depends on the executable so that building the tests builds the binary they run.
-            dependencies: ["swget", "SwgetKitExample", "SwgetAllocationProbe", "SwgetCLI", "SwgetKit", "SwgetDocs", "SwgetTestSupport"]
+            dependencies: ["swget", "SwgetKitExample", "SwgetAllocationProbe", "SwgetCLI", "SwgetKit", "SwgetDocs", "SwgetTestSupport"],
+            swiftSettings: nonsendingByDefault
         ),
     ],
     swiftLanguageModes: [.v6]
 )
+
+/// Async functions run on their caller's executor unless marked `@concurrent` (SE-0461). A
+/// transfer awaits some fifty internal async calls per request; under the old rule each one
+/// hopped to the generic executor and back, and each hop read the task's executor preference
+/// under its status lock.
+var nonsendingByDefault: [SwiftSetting] { [.enableUpcomingFeature("NonisolatedNonsendingByDefault")] }

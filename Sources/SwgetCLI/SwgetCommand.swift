@@ -66,7 +66,7 @@ struct SwgetCommand: AsyncParsableCommand {
 
     /// ArgumentParser's own entry point, with wget's exit status 2 for usage errors (it
     /// would use 64, EX_USAGE).
-    static func main() async {
+    @concurrent static func main() async {
         let arguments: [String]
         do {
             arguments = try ConfigArguments.expand(Array(CommandLine.arguments.dropFirst()), in: .process)
@@ -396,7 +396,7 @@ extension Substring {
 /// The command's entry point, for the `swget` executable's `main.swift`.
 public enum Swget {
     /// Parses `CommandLine.arguments`, runs the downloads and exits with wget's exit status.
-    public static func main() async {
+    @concurrent public static func main() async {
         await SwgetCommand.main()
     }
 }

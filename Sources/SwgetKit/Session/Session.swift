@@ -127,7 +127,7 @@ public final class Session: Sendable {
     /// Fetches `request` and returns the whole body with the final response. Meant for small
     /// bodies; events still come except `data`. An error status is a response, not an error.
     /// Cancelling the calling Swift task cancels the transfer.
-    public func data(for request: Request) async throws(SessionError) -> (Data, Response) {
+    @concurrent public func data(for request: Request) async throws(SessionError) -> (Data, Response) {
         let task = register { DataTask(session: self, identifier: $0, request: request, collects: true) }
         try await Self.await(task)
         guard let response = task.response else { throw SessionError.badResponse.with("no response") }
@@ -137,7 +137,7 @@ public final class Session: Sendable {
     /// Downloads `request` to `destination`; returns where the file was published and the final
     /// response (for a skipped existing file, its location). Cancelling the calling Swift task
     /// cancels the transfer; the error then carries resume data when the bytes can be continued.
-    public func download(_ request: Request, to destination: DownloadDestination) async throws(SessionError) -> (URL, Response) {
+    @concurrent public func download(_ request: Request, to destination: DownloadDestination) async throws(SessionError) -> (URL, Response) {
         let task = downloadTask(with: request, destination: destination)
         try await Self.await(task)
         guard let response = task.response else { throw SessionError.badResponse.with("no response") }

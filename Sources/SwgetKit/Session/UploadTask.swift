@@ -47,13 +47,13 @@ extension Session {
     /// response (NSURLSession's `upload(for:from:)`). Events still come, except `data`. An
     /// error status is a response, not an error. Cancelling the calling Swift task cancels the
     /// transfer.
-    public func upload(for request: Request, from data: Data) async throws(SessionError) -> (Data, Response) {
+    @concurrent public func upload(for request: Request, from data: Data) async throws(SessionError) -> (Data, Response) {
         try await upload(request, body: .data(Array(data)))
     }
 
     /// Sends the file at `fileURL` as the body of `request` and returns the answer's whole body
     /// with the final response (NSURLSession's `upload(for:fromFile:)`).
-    public func upload(for request: Request, fromFile fileURL: URL) async throws(SessionError) -> (Data, Response) {
+    @concurrent public func upload(for request: Request, fromFile fileURL: URL) async throws(SessionError) -> (Data, Response) {
         try await upload(request, body: .file(path: fileURL.path(percentEncoded: false)))
     }
 

@@ -100,10 +100,12 @@ struct TLSConnector: Sendable {
     /// handler that reports the handshake's outcome.
     func makeHandlers(host: String, port: Int, trustFailure: TrustFailureBox, handshakeFailure: TLSHandshakeFailure.Box,
                       firstHandshake: TLSSessionCache.FirstHandshake?) throws -> [ChannelHandler] {
-        let answer = clientCertificate.map { ask in { @Sendable in await ask(host, port) } }
+        typealias Answer = @Sendable () async -> ClientCertificateDisposition
+        let answer: Answer? = clientCertificate.map { ask in { @Sendable in await ask(host, port) } }
         let needsCallback = answer != nil || shared.settings.clientIdentity != nil
+        let fallback: Answer = { .performDefaultHandling }
         let (context, hooks) = try shared.makeContext(host: host, port: port,
-                                                      clientCertificate: needsCallback ? (answer ?? { .performDefaultHandling }) : nil)
+                                                      clientCertificate: needsCallback ? (answer ?? fallback) : nil)
         // NIOSSL refuses an IP literal as SNI; the IP is still verified by the trust callback.
         let sni = TrustEvaluator.isIPLiteral(host) ? nil : host
         let tls: NIOSSLClientHandler

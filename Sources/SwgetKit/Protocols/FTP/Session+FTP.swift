@@ -44,7 +44,7 @@ extension Session {
     /// as the server lists them (MLSD, else LIST in the Unix or Windows format), through a data
     /// task of this session (its login rules, TLS and trust challenge apply). Lines no format
     /// explains are skipped.
-    public func listFTPDirectory(_ url: URL) async throws(SessionError) -> [FTPDirectoryEntry] {
+    @concurrent public func listFTPDirectory(_ url: URL) async throws(SessionError) -> [FTPDirectoryEntry] {
         var request = Request(url: url)
         request.headers.set("Accept", "text/plain")
         let (body, response) = try await data(for: request)
@@ -66,7 +66,7 @@ extension Session {
     /// returns a copy of `request` for each matching file or symbolic link, in name order
     /// (`fnmatch(3)` rules, see the command's documentation); other requests come back alone.
     /// No match is an ``SessionError/ftpStatus`` failure ("no file matches").
-    public func expandFTPGlob(_ request: Request) async throws(SessionError) -> [Request] {
+    @concurrent public func expandFTPGlob(_ request: Request) async throws(SessionError) -> [Request] {
         guard FTPProtocolHandler.hasGlob(request.url) else { return [request] }
         let path: FTPPath
         do {
