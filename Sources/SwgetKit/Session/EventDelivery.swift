@@ -119,7 +119,7 @@ final class EventDelivery: Sendable {
         case done([CheckedContinuation<Void, Never>])
     }
 
-    private func deliver(for task: SessionTask, to delegate: (any SessionDelegate)?) async {
+    @concurrent private func deliver(for task: SessionTask, to delegate: (any SessionDelegate)?) async {
         while true {
             let step = state.withLockedValue { state -> Step in
                 guard !state.isEmpty else {
