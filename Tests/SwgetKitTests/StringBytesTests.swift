@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import Testing
 @testable import SwgetKit
 
@@ -25,5 +30,17 @@ struct StringBytesTests {
         if let index = slice.lastIndex(ofByte: slash) {
             #expect(String(slice[slice.utf8.index(after: index)...]) == String(slice.split(separator: "/", omittingEmptySubsequences: false).last ?? ""))
         }
+    }
+}
+
+/// A target's origin is read from the URL's parts once; it must be the origin the URL has.
+@Suite struct HTTPTargetOriginTests {
+    @Test(arguments: [
+        "http://example.org/a", "HTTPS://Example.ORG/b", "http://example.org:8080/", "https://example.org:443/x",
+        "http://[::1]:9000/", "http://127.0.0.1/", "https://a.b.example/?q=1", "http://EXAMPLE.org:80/",
+    ])
+    func theOriginIsTheURLs(_ string: String) throws {
+        let url = try #require(URL(string: string))
+        #expect(try HTTPTarget(url).origin == Origin(url))
     }
 }

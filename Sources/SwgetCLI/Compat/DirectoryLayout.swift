@@ -91,6 +91,14 @@ public struct DirectoryLayout: Sendable, Equatable {
     /// wget's defaults without `-r`: no directories, `index.html`, `unix` escaping.
     public init() {}
 
+    /// The directory components for `url`: ``directories(for:)-(Location)`` of its location,
+    /// which is taken apart only when there are directories to make (without `-x`, a batch
+    /// would pay about 3,000 instructions a URL for nothing).
+    public func directories(for url: URL) -> [String] {
+        guard forcesDirectories else { return [] }
+        return directories(for: Location(url: url))
+    }
+
     /// The directory components for `location` (empty unless `forcesDirectories`), each one safe
     /// as a single path component: `[scheme]`, `[host[:port]]`, then the path's directories
     /// after `cutDirectories`.

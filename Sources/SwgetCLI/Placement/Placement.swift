@@ -25,7 +25,7 @@ struct Placement: Sendable {
         var request = request
         var destination = base
         guard case .directory(let prefix) = base.target else { return (request, destination) }
-        let directory = layout.directories(for: DirectoryLayout.Location(url: request.url))
+        let directory = layout.directories(for: request.url)
             .reduce(prefix) { $0.hasSuffix("/") ? $0 + $1 : $0 + "/" + $1 }
         destination.target = .directory(directory)
         guard timestamping else { return (request, destination) }

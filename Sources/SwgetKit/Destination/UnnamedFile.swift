@@ -12,13 +12,13 @@ import Synchronization
 /// a part file, however small: it can be interrupted and continued.)
 ///
 /// Naming follows ``DestinationFile``'s rules: with `.unique` a name whose `NAME` or
-/// `NAME.part` exists is passed over for the next ``UniqueName`` candidate, also when the link
-/// finds `NAME` taken meanwhile; with `.noClobber` a taken name fails the link with EEXIST.
+/// `NAME.part` exists is passed over for the next ``UniqueName`` candidate (a taken `NAME` is
+/// found by the link itself, EEXIST); with `.noClobber` a taken name fails the link with EEXIST.
 /// `.overwrite` destinations keep the part file (they replace a name, which a link cannot).
 final class UnnamedFile: Sendable {
     /// The unnamed file, open for writing; owned by this value.
     let fileDescriptor: Int32
-    /// Where the file is linked unless the name is taken meanwhile.
+    /// The first candidate: where the file is linked unless that name is taken by then.
     let finalPath: String
     private let directory: String
     private let baseName: String
@@ -149,14 +149,17 @@ final class UnnamedFile: Sendable {
     /// off to cover the /proc path on a kernel that allows both.
     static let linkByDescriptor = Atomic(true)
 
-    /// The first candidate from `attempt` on whose `NAME` and `NAME.part` are both free.
+    /// The first candidate from `attempt` on whose `NAME.part` is free. Its `NAME` is not
+    /// looked up: the link fails with EEXIST when `NAME` is taken, and ``publish()`` goes on
+    /// from the next candidate. (One path lookup per file fewer; the name is announced only
+    /// once linked, so a guess that turns out taken is never shown.)
     private static func firstFreeName(_ directory: String, _ seed: String, from attempt: Int) throws(DestinationError) -> (Int, String)? {
         for attempt in attempt..<DestinationFile.maxAttempts {
             let name = UniqueName.candidate(seed, attempt: attempt, maxBytes: DestinationFile.maxBaseBytes)
             guard let paths = DownloadPaths(directory: directory, name: name) else {
                 throw DestinationError(.create, path: DownloadPaths.join(directory, name), errno: EINVAL)
             }
-            if !DestinationFile.exists(paths.finalPath) && !DestinationFile.exists(paths.partPath) {
+            if !DestinationFile.exists(paths.partPath) {
                 return (attempt, paths.finalPath)
             }
         }

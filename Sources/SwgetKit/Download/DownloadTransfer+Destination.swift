@@ -192,7 +192,13 @@ extension DownloadTransfer {
             data.segments = nil
             try? ResumeStore.save(data.located(at: paths), at: paths, durable: false)
         }
-        announceDestination(opened.visiblePath)
+        if case .unnamed = opened {
+            // Nothing has a name until the link: announced with the name it gets (``finish``).
+            pendingAnnouncement = .some(nil)
+        } else {
+            pendingAnnouncement = nil
+            announceDestination(opened.visiblePath)
+        }
     }
 
     private func newDestination(for response: Response, whole: Bool) throws -> OpenDownload? {

@@ -33,6 +33,10 @@ final class DownloadTransfer: ResponseConsumer {
     /// (an unnamed file published under the name it announced): making a file URL costs about
     /// 3,700 instructions, a tenth of what a small file's events cost.
     var announcedDestination: (path: String, url: URL)?
+    /// An unnamed file's `destinationCreated` waits for its link, which picks the name (a name
+    /// taken meanwhile is passed over then): non-nil until published, holding the `wroteData`
+    /// that must follow the announcement.
+    var pendingAnnouncement: TaskEvent??
     /// The loader, for segment requests at the current hop.
     private(set) var loader: (any Loader)?
     var session: Session { task.session }
@@ -273,7 +277,12 @@ final class DownloadTransfer: ResponseConsumer {
             $0.heldDescriptor = file.fileDescriptor
         }
         if let due, let paths = file.paths { save(due, at: paths, fd: file.fileDescriptor) }
-        task.emit(.wroteData(bytesWritten: delta, totalBytesWritten: total, totalBytesExpectedToWrite: expected))
+        let event = TaskEvent.wroteData(bytesWritten: delta, totalBytesWritten: total, totalBytesExpectedToWrite: expected)
+        if pendingAnnouncement != nil {
+            pendingAnnouncement = .some(event)
+        } else {
+            task.emit(event)
+        }
     }
 
     /// Syncs the part file, then saves `data` as its state: the state never claims bytes that a
@@ -360,10 +369,17 @@ final class DownloadTransfer: ResponseConsumer {
         do {
             location = try file.publish()
         } catch {
-            task.findings.withLockedValue { $0.partialFile = file.visiblePath }
+            pendingAnnouncement = nil
+            // An unnamed file that could not be linked leaves nothing behind to point to.
+            if case .unnamed = file {} else { task.findings.withLockedValue { $0.partialFile = file.visiblePath } }
             return .failed(error, reusable: reusable)
         }
         if let paths = file.paths { ResumeStore.remove(at: paths) }
+        if let held = pendingAnnouncement {
+            pendingAnnouncement = nil
+            announceDestination(location)
+            if let held { task.emit(held) }
+        }
         self.file = nil
         task.findings.withLockedValue {
             $0.location = location
@@ -392,6 +408,7 @@ final class DownloadTransfer: ResponseConsumer {
     /// out resume data when the bytes can be continued.
     private func finalize(_ error: SessionError?) -> SessionError? {
         guard var error else { return nil }
+        pendingAnnouncement = nil
         guard let file else { return error }
         self.file = nil
         switch file {

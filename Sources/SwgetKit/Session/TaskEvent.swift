@@ -48,8 +48,9 @@ public enum TaskEvent: Sendable {
     case data(Data)
     /// The download's file exists now: the `.part` beside the final name (or the file itself
     /// for destinations written in place, `-` for standard output), after unique naming. A body
-    /// that arrived whole with its head goes to an unnamed file instead, and this names the path
-    /// it is published under (the next free name if that one is taken meanwhile).
+    /// that arrived whole with its head goes to an unnamed file instead: this comes once that
+    /// file is linked, naming the path it was published under, right before its `wroteData`
+    /// and `finishedDownloading` (a failed write of such a body announces nothing).
     case destinationCreated(URL)
     /// The download continues bytes it already holds: `offset` bytes are kept; the file will
     /// be `expectedTotalBytes` long when known (`didResumeAtOffset:expectedTotalBytes:`).
