@@ -192,11 +192,11 @@ extension DownloadTransfer {
             data.segments = nil
             try? ResumeStore.save(data.located(at: paths), at: paths, durable: false)
         }
+        dropAnnouncement()
         if case .unnamed = opened {
             // Nothing has a name until the link: announced with the name it gets (``finish``).
-            pendingAnnouncement = .some(nil)
+            announcesAtLink = true
         } else {
-            pendingAnnouncement = nil
             announceDestination(opened.visiblePath)
         }
     }

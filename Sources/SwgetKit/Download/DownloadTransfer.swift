@@ -31,12 +31,13 @@ final class DownloadTransfer: ResponseConsumer {
     private var suggestedNameOfResponse: String?
     /// The URL of the last `destinationCreated`, for a `finishedDownloading` at the same path
     /// (an unnamed file published under the name it announced): making a file URL costs about
-    /// 3,700 instructions, a tenth of what a small file's events cost.
+    /// 3,700 instructions.
     var announcedDestination: (path: String, url: URL)?
-    /// An unnamed file's `destinationCreated` waits for its link, which picks the name (a name
-    /// taken meanwhile is passed over then): non-nil until published, holding the `wroteData`
-    /// that must follow the announcement.
-    var pendingAnnouncement: TaskEvent??
+    /// An unnamed file's `destinationCreated` waits for its link, which picks the name (a taken
+    /// name is passed over then): true from its opening until it is published or dropped.
+    var announcesAtLink = false
+    /// The `wroteData` of an unnamed file, held until its announcement.
+    private var heldProgress: TaskEvent?
     /// The loader, for segment requests at the current hop.
     private(set) var loader: (any Loader)?
     var session: Session { task.session }
@@ -278,8 +279,8 @@ final class DownloadTransfer: ResponseConsumer {
         }
         if let due, let paths = file.paths { save(due, at: paths, fd: file.fileDescriptor) }
         let event = TaskEvent.wroteData(bytesWritten: delta, totalBytesWritten: total, totalBytesExpectedToWrite: expected)
-        if pendingAnnouncement != nil {
-            pendingAnnouncement = .some(event)
+        if announcesAtLink {
+            heldProgress = event
         } else {
             task.emit(event)
         }
@@ -369,16 +370,16 @@ final class DownloadTransfer: ResponseConsumer {
         do {
             location = try file.publish()
         } catch {
-            pendingAnnouncement = nil
+            dropAnnouncement()
             // An unnamed file that could not be linked leaves nothing behind to point to.
             if case .unnamed = file {} else { task.findings.withLockedValue { $0.partialFile = file.visiblePath } }
             return .failed(error, reusable: reusable)
         }
         if let paths = file.paths { ResumeStore.remove(at: paths) }
-        if let held = pendingAnnouncement {
-            pendingAnnouncement = nil
+        if announcesAtLink {
             announceDestination(location)
-            if let held { task.emit(held) }
+            if let heldProgress { task.emit(heldProgress) }
+            dropAnnouncement()
         }
         self.file = nil
         task.findings.withLockedValue {
@@ -398,6 +399,12 @@ final class DownloadTransfer: ResponseConsumer {
         task.emit(.destinationCreated(url))
     }
 
+    /// An unnamed file that is not published announces nothing (and a new attempt starts clean).
+    func dropAnnouncement() {
+        announcesAtLink = false
+        heldProgress = nil
+    }
+
     /// `path` as a file URL; the announced destination's own when it is that path.
     private func fileURL(_ path: String) -> URL {
         if let announced = announcedDestination, announced.path == path { return announced.url }
@@ -408,7 +415,7 @@ final class DownloadTransfer: ResponseConsumer {
     /// out resume data when the bytes can be continued.
     private func finalize(_ error: SessionError?) -> SessionError? {
         guard var error else { return nil }
-        pendingAnnouncement = nil
+        dropAnnouncement()
         guard let file else { return error }
         self.file = nil
         switch file {
