@@ -44,3 +44,27 @@ struct StringBytesTests {
         #expect(try HTTPTarget(url).origin == Origin(url))
     }
 }
+
+/// `URL.hasScheme` reads the scheme from the URL's string; it must agree with `URL.scheme`.
+@Suite struct URLSchemeTests {
+    static let schemes: [StaticString] = ["http", "https", "ftp", "ftps", "data", "file"]
+
+    @Test(arguments: [
+        "http://example.org/", "HTTP://example.org/", "https://a/b", "HtTpS://a", "ftp://h/x", "FTPS://h/",
+        "data:,hi", "DATA:text/plain,x", "file:///tmp/a", "httpx://a/", "http:", "https:x", "mailto:a@b",
+        "http+unix://a", "ftp.example.org:21/x",
+    ])
+    func theSchemeAgreesWithURLScheme(_ string: String) throws {
+        let url = try #require(URL(string: string))
+        for scheme in Self.schemes {
+            #expect(url.hasScheme(scheme) == (url.scheme?.lowercased() == "\(scheme)"), "\(string) vs \(scheme)")
+        }
+    }
+
+    @Test func aRelativeURLHasItsBasesScheme() throws {
+        let base = try #require(URL(string: "HTTPS://example.org/dir/"))
+        let url = try #require(URL(string: "file.txt", relativeTo: base))
+        #expect(url.hasScheme("https") == (url.scheme?.lowercased() == "https"))
+        #expect(!url.hasScheme("http"))
+    }
+}

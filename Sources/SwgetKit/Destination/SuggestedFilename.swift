@@ -82,7 +82,7 @@ public enum SuggestedFilename {
     /// empty or ends in "/". A `data:` URL has no path to name a file after: it is "data" (and
     /// gets its MIME extension).
     static func nameFromURL(_ url: URL, transform: FileNameTransform? = nil) -> String? {
-        if let scheme = url.scheme, scheme.caseInsensitiveEquals("data") { return candidate(Array("data".utf8), transform: transform) }
+        if url.hasScheme("data") { return candidate(Array("data".utf8), transform: transform) }
         let path = url.path(percentEncoded: true)
         guard let last = path.utf8.last, last != UInt8(ascii: "/") else { return nil }
         let segment = path.lastIndex(ofByte: UInt8(ascii: "/")).map { path[path.utf8.index(after: $0)...] } ?? path[...]

@@ -74,7 +74,7 @@ extension ExchangeRunner {
                 cookies.setCookies(from: values, for: response.url, mainDocumentURL: task.originalRequest.url)
             }
         }
-        if let hsts = session.configuration.hsts, response.url.scheme?.lowercased() == "https",
+        if let hsts = session.configuration.hsts, response.url.hasScheme("https"),
            let header = response.headers["Strict-Transport-Security"], let host = response.url.host {
             _ = hsts.learn(header: header, host: host, port: response.url.port ?? 443,
                            overTrustedTLS: session.configuration.tls.verification == .full

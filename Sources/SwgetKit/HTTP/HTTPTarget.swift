@@ -15,7 +15,12 @@ struct HTTPTarget: Sendable, Equatable {
     let url: URL
 
     init(_ url: URL) throws(SessionError) {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+        let scheme: String
+        if url.hasScheme("https") {
+            scheme = "https"
+        } else if url.hasScheme("http") {
+            scheme = "http"
+        } else {
             throw SessionError.unsupportedURL.with("unsupported scheme '\(DisplayText.sanitize(url.scheme ?? ""))' (swget speaks http and https)")
         }
         guard let host = url.host, !host.isEmpty else {

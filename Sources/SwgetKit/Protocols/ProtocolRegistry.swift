@@ -61,8 +61,7 @@ public struct HTTPProtocolHandler: ProtocolHandler {
 
     /// True for `http` and `https` URLs (the scheme compared case-insensitively).
     public func canHandle(_ request: Request) -> Bool {
-        let scheme = request.url.scheme?.lowercased()
-        return scheme == "http" || scheme == "https"
+        request.url.hasScheme("http") || request.url.hasScheme("https")
     }
 
     /// Loads `request` with a default session's data task and reports it to `client`.

@@ -58,7 +58,7 @@ public struct FTPProtocolHandler: ProtocolHandler {
     /// `?`, `[`): wget expands such URLs to the matching files (see
     /// ``Session/expandFTPGlob(_:)``).
     public static func hasGlob(_ url: URL) -> Bool {
-        guard let scheme = url.scheme?.lowercased(), scheme == "ftp" || scheme == "ftps" else { return false }
+        guard url.hasScheme("ftp") || url.hasScheme("ftps") else { return false }
         guard let path = try? FTPPath(urlPath: FTPRequestPlan.urlPath(of: url)), !path.isDirectory else { return false }
         return FTPGlob.hasWildcards(path.name)
     }
