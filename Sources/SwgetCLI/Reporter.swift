@@ -265,10 +265,13 @@ final class Reporter: SessionDelegate {
         }
     }
 
+    /// `-q` without a bar or JSON: no line names a downloaded file.
+    private var printsNoFileLines: Bool { options.indicator != .json && block == nil && options.verbosity == .quiet }
+
     private func created(_ task: SessionTask, at url: URL) {
-        // The name shows on a bar and in the lines of a finished download, none of which -q
-        // prints (making it costs about 2,000 instructions a file).
-        guard block != nil || options.verbosity != .quiet || options.indicator == .json else { return }
+        // The name shows on a bar and in the lines of a finished download (making it costs
+        // about 2,000 instructions a file).
+        guard !printsNoFileLines else { return }
         let path = url.path(percentEncoded: false)
         let name = path == "/dev/stdout" ? "-" : displayName(path)
         let now = Terminal.now()
@@ -320,7 +323,7 @@ final class Reporter: SessionDelegate {
     private func finished(_ task: DownloadTask, at url: URL) {
         let now = Terminal.now()
         guard let t = transfers.withLock({ $0[task.taskIdentifier] }) else { return }
-        if options.indicator != .json && block == nil && options.verbosity == .quiet {
+        if printsNoFileLines {
             finishDots(task)
             return  // -q: no line to build
         }

@@ -192,13 +192,8 @@ extension DownloadTransfer {
             data.segments = nil
             try? ResumeStore.save(data.located(at: paths), at: paths, durable: false)
         }
-        dropAnnouncement()
-        if case .unnamed = opened {
-            // Nothing has a name until the link: announced with the name it gets (``finish``).
-            announcesAtLink = true
-        } else {
-            announceDestination(opened.visiblePath)
-        }
+        // An unnamed file has no name until the link: it is announced with the one it gets.
+        if case .unnamed = opened {} else { announceDestination(opened.visiblePath) }
     }
 
     private func newDestination(for response: Response, whole: Bool) throws -> OpenDownload? {

@@ -33,10 +33,9 @@ final class DownloadTransfer: ResponseConsumer {
     /// (an unnamed file published under the name it announced): making a file URL costs about
     /// 3,700 instructions.
     var announcedDestination: (path: String, url: URL)?
-    /// An unnamed file's `destinationCreated` waits for its link, which picks the name (a taken
-    /// name is passed over then): true from its opening until it is published or dropped.
-    var announcesAtLink = false
-    /// The `wroteData` of an unnamed file, held until its announcement.
+    /// The `wroteData` of an unnamed file, held until the file is announced: its
+    /// `destinationCreated` waits for the link, which picks the name (a taken name is passed
+    /// over then).
     private var heldProgress: TaskEvent?
     /// The loader, for segment requests at the current hop.
     private(set) var loader: (any Loader)?
@@ -279,7 +278,7 @@ final class DownloadTransfer: ResponseConsumer {
         }
         if let due, let paths = file.paths { save(due, at: paths, fd: file.fileDescriptor) }
         let event = TaskEvent.wroteData(bytesWritten: delta, totalBytesWritten: total, totalBytesExpectedToWrite: expected)
-        if announcesAtLink {
+        if case .unnamed = file {
             heldProgress = event
         } else {
             task.emit(event)
@@ -370,16 +369,16 @@ final class DownloadTransfer: ResponseConsumer {
         do {
             location = try file.publish()
         } catch {
-            dropAnnouncement()
+            heldProgress = nil
             // An unnamed file that could not be linked leaves nothing behind to point to.
             if case .unnamed = file {} else { task.findings.withLockedValue { $0.partialFile = file.visiblePath } }
             return .failed(error, reusable: reusable)
         }
         if let paths = file.paths { ResumeStore.remove(at: paths) }
-        if announcesAtLink {
+        if case .unnamed = file {
             announceDestination(location)
             if let heldProgress { task.emit(heldProgress) }
-            dropAnnouncement()
+            heldProgress = nil
         }
         self.file = nil
         task.findings.withLockedValue {
@@ -399,12 +398,6 @@ final class DownloadTransfer: ResponseConsumer {
         task.emit(.destinationCreated(url))
     }
 
-    /// An unnamed file that is not published announces nothing (and a new attempt starts clean).
-    func dropAnnouncement() {
-        announcesAtLink = false
-        heldProgress = nil
-    }
-
     /// `path` as a file URL; the announced destination's own when it is that path.
     private func fileURL(_ path: String) -> URL {
         if let announced = announcedDestination, announced.path == path { return announced.url }
@@ -415,7 +408,7 @@ final class DownloadTransfer: ResponseConsumer {
     /// out resume data when the bytes can be continued.
     private func finalize(_ error: SessionError?) -> SessionError? {
         guard var error else { return nil }
-        dropAnnouncement()
+        heldProgress = nil  // an unnamed file that is not published announces nothing
         guard let file else { return error }
         self.file = nil
         switch file {
