@@ -141,7 +141,8 @@ final class HTTPConnection: Sendable {
         let firstHandshake = await settings.tls?.admit(host: host, port: origin.port)
         // Lookups timed for the task's metrics (NIO's own resolver, wrapped); an address is not
         // looked up, and a restricted address family has its own resolver and goes untimed.
-        let timed = TrustEvaluator.isIPLiteral(host) ? nil : lookupEnded
+        let address = try? SocketAddress(ipAddress: host, port: origin.port)
+        let timed = address == nil ? lookupEnded : nil
         let bootstrap = settings.bootstrap(on: eventLoop, lookupEnded: timed)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -152,7 +153,14 @@ final class HTTPConnection: Sendable {
             }
         let channel: Channel
         do {
-            channel = try await bootstrap.connect(host: host, port: origin.port).get()
+            if let address, settings.addressFamily == .any {
+                // An address is connected to at once. NIO's resolver would parse it with a
+                // getaddrinfo on another thread and hand the answer back: two thread switches
+                // before each connection to 127.0.0.1 or [::1].
+                channel = try await bootstrap.connect(to: address).get()
+            } else {
+                channel = try await bootstrap.connect(host: host, port: origin.port).get()
+            }
         } catch {
             firstHandshake?.release()
             throw connectError(error, host: host, port: origin.port)
