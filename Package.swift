@@ -61,8 +61,10 @@ let package = Package(
             dependencies: [
                 "SwgetKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                // NIOSingletons: the command sets how many event loops carry its connections.
+                // NIOSingletons and MultiThreadedEventLoopGroup: the command sets how many event
+                // loops carry its connections, and starts them while it parses its arguments.
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 "CMalloc",
             ],
             swiftSettings: nonsendingByDefault
