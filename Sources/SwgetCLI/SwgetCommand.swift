@@ -66,9 +66,13 @@ struct SwgetCommand: AsyncParsableCommand {
     @OptionGroup(title: "Configuration") var config: ConfigOptions
     @OptionGroup(title: "Uploads and request methods") var upload: UploadOptions
 
-    /// ArgumentParser's own entry point, with wget's exit status 2 for usage errors (it
-    /// would use 64, EX_USAGE).
-    @concurrent static func main() async {
+    /// ArgumentParser's parse, with wget's exit status 2 for usage errors (it would use 64,
+    /// EX_USAGE): the command line with the configuration files' options in front. Prints the
+    /// help, the version or the error and exits when there is nothing to download.
+    ///
+    /// Synchronous, so that the executable parses on its main thread, before any thread
+    /// switch, while the event loops start on other threads.
+    static func parseCommandLine() -> SwgetCommand {
         startEventLoops()
         let arguments: [String]
         do {
@@ -78,25 +82,40 @@ struct SwgetCommand: AsyncParsableCommand {
             Glibc.exit(ExitStatus.usage.rawValue)
         }
         do {
-            var command = try parseAsRoot(arguments)
-            if var asyncCommand = command as? AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
+            var parsed = try parseAsRoot(arguments)
+            if let command = parsed as? SwgetCommand { return command }
+            // ArgumentParser's own commands (`--help` comes back as its HelpCommand) run here.
+            try parsed.run()
+            Glibc.exit(ExitStatus.success.rawValue)
         } catch {
-            let code = exitCode(for: error)
-            if code == .success, let shell = CompletionScript.requestedShell(in: Array(CommandLine.arguments.dropFirst())) {
-                print(CompletionScript.withoutHelpSubcommand(fullMessage(for: error), shell: shell))
-                Glibc.exit(ExitStatus.success.rawValue)
-            }
-            if code == .validationFailure {
-                // ArgumentParser's message already ends with "See 'swget --help' ...".
-                Terminal.write(fullMessage(for: error) + "\n")
-                Glibc.exit(ExitStatus.usage.rawValue)
-            }
-            self.exit(withError: error)
+            exit(after: error)
         }
+    }
+
+    /// Runs a parsed command and exits with wget's exit status for how it ended.
+    @concurrent static func run(_ command: SwgetCommand) async -> Never {
+        do {
+            try await command.run()
+        } catch {
+            exit(after: error)
+        }
+        Glibc.exit(ExitStatus.success.rawValue)
+    }
+
+    /// Prints what ArgumentParser says about `error` (nothing for a clean `ExitCode`) and
+    /// exits with its status: 2 for usage errors, as wget does.
+    private static func exit(after error: Error) -> Never {
+        let code = exitCode(for: error)
+        if code == .success, let shell = CompletionScript.requestedShell(in: Array(CommandLine.arguments.dropFirst())) {
+            print(CompletionScript.withoutHelpSubcommand(fullMessage(for: error), shell: shell))
+            Glibc.exit(ExitStatus.success.rawValue)
+        }
+        if code == .validationFailure {
+            // ArgumentParser's message already ends with "See 'swget --help' ...".
+            Terminal.write(fullMessage(for: error) + "\n")
+            Glibc.exit(ExitStatus.usage.rawValue)
+        }
+        self.exit(withError: error)
     }
 
     /// Starts the event loops on another thread while ArgumentParser reads the command line,
@@ -422,10 +441,24 @@ extension Substring {
     }
 }
 
-/// The command's entry point, for the `swget` executable's `main.swift`.
+/// The command's entry point, for the `swget` executable's `main.swift`:
+///
+///     let command = Swget.parse()
+///     await Swget.run(command)
 public enum Swget {
-    /// Parses `CommandLine.arguments`, runs the downloads and exits with wget's exit status.
-    @concurrent public static func main() async {
-        await SwgetCommand.main()
+    /// A parsed command line, ready to run.
+    public struct Command: Sendable {
+        fileprivate let command: SwgetCommand
+    }
+
+    /// Parses `CommandLine.arguments` on the calling thread; prints the help, the version or a
+    /// usage error and exits when there is nothing to download.
+    public static func parse() -> Command {
+        Command(command: SwgetCommand.parseCommandLine())
+    }
+
+    /// Runs the downloads and exits with wget's exit status.
+    @concurrent public static func run(_ command: Command) async -> Never {
+        await SwgetCommand.run(command.command)
     }
 }

@@ -39,4 +39,5 @@ func peakResidentKiB() -> Int {
     return Int(line.dropFirst(6).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "") ?? 0
 }
 
-await Swget.main()
+let command = Swget.parse()
+await Swget.run(command)
