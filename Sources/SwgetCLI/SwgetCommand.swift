@@ -74,6 +74,7 @@ struct SwgetCommand: AsyncParsableCommand {
     /// switch, while the event loops start on other threads.
     static func parseCommandLine() -> SwgetCommand {
         startEventLoops()
+        ParseWarmUp.start()
         let arguments: [String]
         do {
             arguments = try ConfigArguments.expand(Array(CommandLine.arguments.dropFirst()), in: .process)
