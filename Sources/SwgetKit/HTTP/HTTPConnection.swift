@@ -205,25 +205,27 @@ final class HTTPConnection: Sendable {
     }
 
     static func connectError(_ error: Error, host wireHost: String, port: Int) -> SessionError {
-        // People read these lines: an internationalised name is shown in Unicode.
-        let host = IDN.toUnicode(wireHost)
+        // People read these lines: an internationalised name is shown in Unicode, an IPv6
+        // address in brackets (`[::1]:8080`, not `::1:8080`).
+        let name = IDN.toUnicode(wireHost)
+        let endpoint = name.contains(":") ? "[\(name)]:\(port)" : "\(name):\(port)"
         if let error = error as? ChannelError, case .connectTimeout = error {
-            return SessionError.timedOut.with("connecting to \(host):\(port) timed out")
+            return SessionError.timedOut.with("connecting to \(endpoint) timed out")
         }
         if let error = error as? NIOConnectionError {
             if let late = (error.dnsAError ?? error.dnsAAAAError) as? DeadlineResolver.TimedOut, error.connectionErrors.isEmpty {
-                return SessionError.timedOut.with("looking up '\(host)' took longer than \(DeadlineResolver.TimedOut.seconds(late.timeout))")
+                return SessionError.timedOut.with("looking up '\(name)' took longer than \(DeadlineResolver.TimedOut.seconds(late.timeout))")
             }
             if error.dnsAAAAError != nil && error.dnsAError != nil && error.connectionErrors.isEmpty {
-                return SessionError.unresolvableHost.with("unable to resolve host address '\(host)'")
+                return SessionError.unresolvableHost.with("unable to resolve host address '\(name)'")
             }
             if let first = error.connectionErrors.first {
-                let failure = SessionError.connectFailed.with("cannot connect to \(host):\(port): \(describe(first.error))")
+                let failure = SessionError.connectFailed.with("cannot connect to \(endpoint): \(describe(first.error))")
                 return (first.error as? IOError).map { failure.errno($0.errnoCode) } ?? failure
             }
-            return SessionError.unresolvableHost.with("unable to resolve host address '\(host)'")
+            return SessionError.unresolvableHost.with("unable to resolve host address '\(name)'")
         }
-        let failure = SessionError.connectFailed.with("cannot connect to \(host):\(port): \(describe(error))")
+        let failure = SessionError.connectFailed.with("cannot connect to \(endpoint): \(describe(error))")
         return (error as? IOError).map { failure.errno($0.errnoCode) } ?? failure
     }
 
