@@ -15,9 +15,9 @@ extension Reporter {
         case let .connected(host, port, address, proxy):
             let peer = address.map { " (\($0))" } ?? ""
             let via = proxy.map { " through proxy \(URLDisplay.maskedString($0))" } ?? ""
-            return DisplayText.sanitize("Connected to \(hostPort(host, port))\(peer)\(via).")
+            return DisplayText.sanitize("Connected to \(HostText.endpoint(host, port: port))\(peer)\(via).")
         case let .reusingConnection(host, port):
-            return DisplayText.sanitize("Reusing the connection to \(hostPort(host, port)).")
+            return DisplayText.sanitize("Reusing the connection to \(HostText.endpoint(host, port: port)).")
         case let .requestSent(method, target, version, headers):
             return requestText(method: method, target: target, version: version, headers: headers)
         }
@@ -42,7 +42,4 @@ extension Reporter {
         secretFields.contains(name.lowercased()) ? "***" : URLDisplay.maskedString(value)
     }
 
-    private static func hostPort(_ host: String, _ port: Int) -> String {
-        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-    }
 }

@@ -28,7 +28,7 @@ extension Reporter {
     ///   Certificate valid: 2026-11-23 21:03:00 UTC to 2026-11-24 22:03:00 UTC
     /// ```
     static func tlsText(_ info: TLSConnectionInfo) -> String {
-        let host = info.host.contains(":") ? "[\(info.host)]" : info.host
+        let host = HostText.url(info.host)
         var text = "  TLS: \(DisplayText.sanitize(info.protocolVersion)), \(DisplayText.sanitize(info.cipherSuite ?? "unknown cipher")), "
             + (info.sessionResumed ? "resumed session" : "new session") + " (\(DisplayText.sanitize(host)):\(info.port))"
         if let certificate = info.serverCertificate {

@@ -71,7 +71,7 @@ public struct ProtectionSpace: Hashable, Sendable, CustomStringConvertible {
 
     /// "https://example.com:443 realm "x" (Basic)", for messages.
     public var description: String {
-        let hostText = host.contains(":") ? "[\(host)]" : host
+        let hostText = HostText.url(host)
         var text = "\(isProxy ? "proxy " : "")\(scheme)://\(hostText):\(port)"
         if let realm { text += " realm \"\(realm.prefix(100))\"" }
         return text

@@ -23,7 +23,7 @@ extension HTTPConnection {
         let bootstrap = settings.bootstrap(on: eventLoop)
         let connected: (Channel, EventLoopFuture<ProxyTunnel>?)
         do {
-            connected = try await bootstrap.connect(host: proxy.host, port: proxy.port) { channel in
+            connected = try await ClientBootstrap.connect(bootstrap, host: proxy.host, port: proxy.port, family: settings.addressFamily) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     if proxy.kind == .https, let tls = route.tls {

@@ -141,8 +141,7 @@ final class HTTPConnection: Sendable {
         let firstHandshake = await settings.tls?.admit(host: host, port: origin.port)
         // Lookups timed for the task's metrics (NIO's own resolver, wrapped); an address is not
         // looked up, and a restricted address family has its own resolver and goes untimed.
-        let address = try? SocketAddress(ipAddress: host, port: origin.port)
-        let timed = address == nil ? lookupEnded : nil
+        let timed = TrustEvaluator.isIPLiteral(host) ? nil : lookupEnded
         let bootstrap = settings.bootstrap(on: eventLoop, lookupEnded: timed)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -153,14 +152,7 @@ final class HTTPConnection: Sendable {
             }
         let channel: Channel
         do {
-            if let address, settings.addressFamily == .any {
-                // An address is connected to at once. NIO's resolver would parse it with a
-                // getaddrinfo on another thread and hand the answer back: two thread switches
-                // before each connection to 127.0.0.1 or [::1].
-                channel = try await bootstrap.connect(to: address).get()
-            } else {
-                channel = try await bootstrap.connect(host: host, port: origin.port).get()
-            }
+            channel = try await bootstrap.connect(host: host, port: origin.port, family: settings.addressFamily).get()
         } catch {
             firstHandshake?.release()
             throw connectError(error, host: host, port: origin.port)
@@ -206,9 +198,9 @@ final class HTTPConnection: Sendable {
 
     static func connectError(_ error: Error, host wireHost: String, port: Int) -> SessionError {
         // People read these lines: an internationalised name is shown in Unicode, an IPv6
-        // address in brackets (`[::1]:8080`, not `::1:8080`).
+        // address in brackets.
         let name = IDN.toUnicode(wireHost)
-        let endpoint = name.contains(":") ? "[\(name)]:\(port)" : "\(name):\(port)"
+        let endpoint = HostText.endpoint(name, port: port)
         if let error = error as? ChannelError, case .connectTimeout = error {
             return SessionError.timedOut.with("connecting to \(endpoint) timed out")
         }

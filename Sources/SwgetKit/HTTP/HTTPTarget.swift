@@ -37,7 +37,7 @@ struct HTTPTarget: Sendable, Equatable {
         self.host = host
         // Origin(url) would read the scheme, host and port again: each read of a URL's part
         // makes a new string (about 2,000 instructions for the three).
-        self.origin = Origin(scheme: scheme, host: host, port: port ?? (scheme == "https" ? 443 : 80))
+        self.origin = Origin(scheme: scheme, host: host, port: port ?? Origin.defaultPort(scheme: scheme))
     }
 
     /// Checks `url` as a target of an http(s) request without building anything.
@@ -59,15 +59,10 @@ struct HTTPTarget: Sendable, Equatable {
         (byte >= 0x30 && byte <= 0x39) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x66)
     }
 
-    /// The host as a URL writes it: an IPv6 address (told by its ':') in brackets.
-    private var literalHost: String { host.containsByte(UInt8(ascii: ":")) ? "[\(host)]" : host }
-
     /// The `Host` field value: the host (IPv6 in brackets), with the port unless it is the
     /// scheme's default.
     var hostField: String {
-        let name = literalHost
-        let defaultPort = origin.scheme == "https" ? 443 : 80
-        return origin.port == defaultPort ? name : "\(name):\(origin.port)"
+        origin.port == Origin.defaultPort(scheme: origin.scheme) ? HostText.url(host) : HostText.endpoint(host, port: origin.port)
     }
 
     /// Header fields the engine writes itself; a request's own values for them are ignored.
@@ -87,7 +82,7 @@ struct HTTPTarget: Sendable, Equatable {
         if let query = request.url.query(percentEncoded: true) { target += "?" + query }
         if absoluteForm {
             // RFC 9112 §3.2.2: to a forward proxy, the whole URL (without userinfo or fragment).
-            target = "\(origin.scheme)://\(literalHost):\(origin.port)" + target
+            target = "\(origin.scheme)://\(HostText.endpoint(host, port: origin.port))" + target
         }
         var headers = HTTPHeaders()
         headers.reserveCapacity(defaultHeaders.count + request.headers.count + 2)

@@ -13,7 +13,7 @@ struct Origin: Hashable, Sendable, CustomStringConvertible {
     init(_ url: URL) {
         scheme = url.scheme?.lowercased() ?? ""
         host = (url.host ?? "").lowercased()
-        port = url.port ?? (scheme == "https" ? 443 : 80)
+        port = url.port ?? Self.defaultPort(scheme: scheme)
     }
 
     init(scheme: String, host: String, port: Int) {
@@ -21,6 +21,9 @@ struct Origin: Hashable, Sendable, CustomStringConvertible {
         self.host = host.lowercased()
         self.port = port
     }
+
+    /// The port of an http or https URL that names none.
+    static func defaultPort(scheme: String) -> Int { scheme == "https" ? 443 : 80 }
 
     func isSame(as other: Origin) -> Bool { self == other }
 

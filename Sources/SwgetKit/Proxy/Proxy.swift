@@ -92,7 +92,7 @@ public struct Proxy: Hashable, Sendable, CustomStringConvertible, CustomDebugStr
     public var debugDescription: String { description }
 
     /// The host as it appears in a URL or a CONNECT target: IPv6 literals in brackets.
-    public var hostForURL: String { host.contains(":") ? "[\(host)]" : host }
+    public var hostForURL: String { HostText.url(host) }
 
     /// True when reaching an origin of `scheme` through this proxy needs a tunnel handshake
     /// (CONNECT or SOCKS) before the origin's protocol; false when plain `http://` requests are

@@ -141,7 +141,7 @@ final class FTPConnection: Sendable {
             }
         let channel: Channel
         do {
-            channel = try await bootstrap.connect(host: key.host, port: key.port).get()
+            channel = try await bootstrap.connect(host: key.host, port: key.port, family: transport.network?.addressFamily ?? .any).get()
         } catch {
             throw HTTPConnection.connectError(error, host: key.host, port: key.port)
         }

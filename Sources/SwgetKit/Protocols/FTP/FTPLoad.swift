@@ -84,7 +84,7 @@ final class FTPLoad: Sendable {
         // The session's connection settings, as for an http(s) origin: the same timeouts, read
         // sizes, rate limit, TLS context and trust challenge (delegate included).
         let usesTLS = machine.security != .none
-        let bracketed = host.contains(":") ? "[\(host)]" : host
+        let bracketed = HostText.url(host)
         guard let origin = URL(string: "\(usesTLS ? "https" : "http")://\(bracketed):\(port)/") else {
             throw SessionError.unsupportedURL.with("the FTP URL's host cannot be used")
         }
@@ -252,7 +252,7 @@ final class FTPLoad: Sendable {
             throw SessionError.badResponse.with(error.description)
         }
         let scheme = request.url.scheme?.lowercased() ?? "ftp"
-        let authority = (key.host.contains(":") ? "[\(key.host)]" : key.host) + ":\(key.port)"
+        let authority = HostText.endpoint(key.host, port: key.port)
         return FTPDirectoryIndex.html(entries: entries, scheme: scheme, authority: authority,
                                       directory: plan.job.path.directoryPath)
     }
