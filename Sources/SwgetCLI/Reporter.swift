@@ -10,7 +10,7 @@ import SwgetKit
 /// the chosen progress indicator (a bar block on a terminal, wget's dots, JSON lines, or
 /// nothing), summary and message lines as verbose as asked, `-S` headers, and remembers HTTP
 /// error statuses so the command can choose its exit code. The one place that writes to stderr.
-final class Reporter: SessionDelegate {
+final class Reporter: ImmediateEventDelegate {
     /// How much besides errors is printed.
     enum Verbosity: Sendable { case quiet, brief, normal }
 
@@ -138,9 +138,9 @@ final class Reporter: SessionDelegate {
     /// The terminal was resized.
     func terminalResized() { block?.redraw() }
 
-    // MARK: SessionDelegate
+    // MARK: SessionDelegate (events at once: every case below only counts, draws or writes a line)
 
-    func task(_ task: SessionTask, didEmit event: TaskEvent) async {
+    func task(_ task: SessionTask, didEmitNow event: TaskEvent) {
         switch event {
         case .redirected(let response, let request):
             redirected(task, response: response, to: request)

@@ -8,10 +8,12 @@ enum CallbackContext {
     @TaskLocal static var deciding: ObjectIdentifier?
 }
 
-/// Delivers one task's events, in order, to the session delegate's ``SessionDelegate/task(_:didEmit:)``
-/// and to the task's ``SessionTask/events`` subscribers, on a Swift task of its own: the transfer
-/// only queues them and never waits for a slow delegate, except before a decision (``drained()``)
-/// so that a decision never overtakes an earlier event.
+/// Delivers one task's events, in order, to the session delegate and to the task's
+/// ``SessionTask/events`` subscribers. For ``SessionDelegate/task(_:didEmit:)``, on a Swift task
+/// of its own: the transfer only queues them and never waits for a slow delegate, except before a
+/// decision (``drained()``) so that a decision never overtakes an earlier event. For an
+/// ``ImmediateEventDelegate``, on the thread that emits: the first emitter finds the queue idle,
+/// delivers its event and whatever other threads queued meanwhile, and returns; no task is made.
 ///
 /// Progress events are coalesced while queued (one `wroteData` or `sentBodyData` with the
 /// summed byte count), so a slow delegate never makes the queue grow with the transfer.
@@ -36,10 +38,27 @@ final class EventDelivery: Sendable {
 
     private let state = NIOLockedValueBox(State())
 
-    /// Queues `event` for delivery to `delegate` (and the subscribers) on behalf of `task`.
-    func emit(_ event: TaskEvent, for task: SessionTask, to delegate: (any SessionDelegate)?) {
+    /// Who hears a session's events besides the subscribers (``Session/delegate``, judged once).
+    enum Listener: Sendable {
+        case none
+        /// Called on a task of its own per run of queued events.
+        case task(any SessionDelegate)
+        /// Called on the emitting thread (so are the subscribers without a delegate).
+        case immediate(any ImmediateEventDelegate)
+
+        init(_ delegate: (any SessionDelegate)?) {
+            switch delegate {
+            case nil: self = .none
+            case let immediate as any ImmediateEventDelegate: self = .immediate(immediate)
+            case let delegate?: self = .task(delegate)
+            }
+        }
+    }
+
+    /// Queues `event` for delivery to `listener` (and the subscribers) on behalf of `task`.
+    func emit(_ event: TaskEvent, for task: SessionTask, to listener: Listener) {
         let start = state.withLockedValue { state -> Bool in
-            if delegate == nil && state.subscribers.isEmpty && state.isEmpty && !state.delivering {
+            if case .none = listener, state.subscribers.isEmpty && state.isEmpty && !state.delivering {
                 // Nobody listens: nothing to queue and no task to start (a subscriber that
                 // comes later sees the events from then on, and `completed` in any case).
                 if case .completed = event { state.completion = event }
@@ -62,8 +81,14 @@ final class EventDelivery: Sendable {
             state.delivering = true
             return true
         }
-        if start {
+        guard start else { return }
+        switch listener {
+        case .task(let delegate):
             Task(executorPreference: task.executor) { await self.deliver(for: task, to: delegate) }
+        case .immediate(let delegate):
+            deliverNow(for: task, to: delegate)
+        case .none:
+            deliverNow(for: task, to: nil)  // subscribers only: a stream's yield never blocks
         }
     }
 
@@ -119,37 +144,62 @@ final class EventDelivery: Sendable {
         case done([CheckedContinuation<Void, Never>])
     }
 
+    /// The next queued event and the subscribers to hand it to; or, with the queue empty, the
+    /// end of this run of deliveries and the barrier's waiters to wake.
+    private func nextStep() -> Step {
+        state.withLockedValue { state -> Step in
+            guard !state.isEmpty else {
+                state.queue.removeAll(keepingCapacity: true)
+                state.head = 0
+                state.delivering = false
+                defer { state.drainWaiters = [] }
+                return .done(state.drainWaiters)
+            }
+            let event = state.queue[state.head]
+            state.head += 1
+            return .event(event, Array(state.subscribers.values))
+        }
+    }
+
+    /// After `completed` was handed out: later subscribers get it at once, current ones end.
+    private func ended(with event: TaskEvent) {
+        let ending = state.withLockedValue { state -> [AsyncStream<TaskEvent>.Continuation] in
+            state.completion = event
+            defer { state.subscribers = [:] }
+            return Array(state.subscribers.values)
+        }
+        ending.forEach { $0.finish() }
+    }
+
     @concurrent private func deliver(for task: SessionTask, to delegate: (any SessionDelegate)?) async {
         while true {
-            let step = state.withLockedValue { state -> Step in
-                guard !state.isEmpty else {
-                    state.queue.removeAll(keepingCapacity: true)
-                    state.head = 0
-                    state.delivering = false
-                    defer { state.drainWaiters = [] }
-                    return .done(state.drainWaiters)
-                }
-                let event = state.queue[state.head]
-                state.head += 1
-                return .event(event, Array(state.subscribers.values))
-            }
-            guard case .event(let event, let subscribers) = step else {
-                if case .done(let waiters) = step { waiters.forEach { $0.resume() } }
+            switch nextStep() {
+            case .done(let waiters):
+                waiters.forEach { $0.resume() }
                 return
-            }
-            for subscriber in subscribers { subscriber.yield(event) }
-            if let delegate {
-                await CallbackContext.$notifying.withValue(ObjectIdentifier(task)) {
-                    await delegate.task(task, didEmit: event)
+            case .event(let event, let subscribers):
+                for subscriber in subscribers { subscriber.yield(event) }
+                if let delegate {
+                    await CallbackContext.$notifying.withValue(ObjectIdentifier(task)) {
+                        await delegate.task(task, didEmit: event)
+                    }
                 }
+                if case .completed = event { ended(with: event) }
             }
-            if case .completed = event {
-                let ending = state.withLockedValue { state -> [AsyncStream<TaskEvent>.Continuation] in
-                    state.completion = event
-                    defer { state.subscribers = [:] }
-                    return Array(state.subscribers.values)
-                }
-                ending.forEach { $0.finish() }
+        }
+    }
+
+    /// The synchronous run: this thread delivers until the queue is empty.
+    private func deliverNow(for task: SessionTask, to delegate: (any ImmediateEventDelegate)?) {
+        while true {
+            switch nextStep() {
+            case .done(let waiters):
+                waiters.forEach { $0.resume() }
+                return
+            case .event(let event, let subscribers):
+                for subscriber in subscribers { subscriber.yield(event) }
+                delegate?.task(task, didEmitNow: event)
+                if case .completed = event { ended(with: event) }
             }
         }
     }

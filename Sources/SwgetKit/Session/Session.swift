@@ -26,6 +26,8 @@ public final class Session: Sendable {
     public let configuration: SessionConfiguration
     /// Receives every task's life cycle (see ``SessionDelegate`` for the contract).
     public let delegate: (any SessionDelegate)?
+    /// How the delegate hears events (a task of their own, or at once), judged once.
+    let listener: EventDelivery.Listener
 
     let pool: ConnectionPool
     /// Resume states found on disk, for background sessions.
@@ -84,6 +86,7 @@ public final class Session: Sendable {
                 threading: SessionThreading = .concurrent) {
         self.configuration = configuration
         self.delegate = delegate
+        self.listener = EventDelivery.Listener(delegate)
         self.threading = threading
         self.eventLoopGroup = MultiThreadedEventLoopGroup.singleton
         self.loopExecutors = threading == .eventLoop ? eventLoopGroup.makeIterator().map(EventLoopExecutor.init) : []

@@ -20,7 +20,9 @@
 ///   connections, with no thread switch, and must not block. Either way events are delivered by a task of their own, so a
 ///   slow ``task(_:didEmit:)`` that awaits delays later events of that task but never the
 ///   transfer: body bytes keep flowing to the file meanwhile. Decisions are awaited by the
-///   transfer (it waits for the answer).
+///   transfer (it waits for the answer). A delegate whose event handling is short and
+///   synchronous can take its events at once instead, with no task made for them: see
+///   ``ImmediateEventDelegate``.
 /// - **Re-entrancy.** Any method of a task or session may be called from any callback:
 ///   `cancel()`, `cancelProducingResumeData()` (which then returns the data held at that
 ///   moment), `resume()`, `completion()` from ``task(_:didEmit:)``, `invalidateAndCancel()`.
@@ -102,6 +104,38 @@ public enum AuthChallengeDisposition: Sendable, Equatable {
     case cancelAuthenticationChallenge
     /// Do not answer this protection space; another one the server offered may be tried.
     case rejectProtectionSpace
+}
+
+/// A session delegate that takes its events synchronously, on the thread that emits them, at
+/// the moment they happen: ``task(_:didEmitNow:)`` is called instead of
+/// ``SessionDelegate/task(_:didEmit:)``.
+///
+/// Delivering an event to an async ``SessionDelegate/task(_:didEmit:)`` takes a Swift task of
+/// its own (so that a slow delegate never holds up the transfer); for a download of a small
+/// file that machinery costs more than the download's own HTTP work. A delegate that only
+/// updates counters, draws a progress line or writes a log line does not need it: conform to
+/// this protocol and the session calls it directly.
+///
+/// The contract of ``SessionDelegate`` holds, with these differences:
+/// - **Context.** The thread of whatever emitted the event: the transfer's (an event loop's
+///   with ``SessionThreading/eventLoop``, a thread of Swift's global executor with
+///   ``SessionThreading/concurrent``) or an event loop's during a TLS handshake. Return quickly
+///   and never block: the transfer waits for the call.
+/// - **Order.** As for every delegate: one event of a task at a time, in order. An event that
+///   another thread emits meanwhile is delivered by the thread already delivering, after the
+///   current call returns.
+/// - **Re-entrancy.** Any method of the task or the session may be called; to await the task,
+///   start a `Task` (the call itself cannot await).
+public protocol ImmediateEventDelegate: SessionDelegate {
+    /// Every event of every task of the session, delivered at once (see ``TaskEvent`` for the
+    /// order).
+    func task(_ task: SessionTask, didEmitNow event: TaskEvent)
+}
+
+extension ImmediateEventDelegate {
+    /// Calls ``task(_:didEmitNow:)`` (the session itself never calls this one for an immediate
+    /// delegate).
+    public func task(_ task: SessionTask, didEmit event: TaskEvent) async { self.task(task, didEmitNow: event) }
 }
 
 /// A delegate's answer to a final response head.

@@ -227,7 +227,7 @@ public class SessionTask: @unchecked Sendable {
 
     /// Queues an event for the delegate and the subscribers.
     func emit(_ event: TaskEvent) {
-        delivery.emit(event, for: self, to: session.delegate)
+        delivery.emit(event, for: self, to: session.listener)
     }
 
     /// Asks the delegate a question after every earlier event was delivered; nil without a
