@@ -57,39 +57,59 @@ final class EventDelivery: Sendable {
 
     /// Queues `event` for delivery to `listener` (and the subscribers) on behalf of `task`.
     func emit(_ event: TaskEvent, for task: SessionTask, to listener: Listener) {
-        let start = state.withLockedValue { state -> Bool in
+        let start = state.withLockedValue { state -> Start in
             if case .none = listener, state.subscribers.isEmpty && state.isEmpty && !state.delivering {
                 // Nobody listens: nothing to queue and no task to start (a subscriber that
                 // comes later sees the events from then on, and `completed` in any case).
                 if case .completed = event { state.completion = event }
-                return false
+                return .queued
             }
             if case .wroteData(let bytes, let total, let expected) = event, !state.isEmpty,
                case .wroteData(let queuedBytes, _, _) = state.queue[state.queue.count - 1] {
                 state.queue[state.queue.count - 1] = .wroteData(bytesWritten: queuedBytes + bytes, totalBytesWritten: total,
                                                                 totalBytesExpectedToWrite: expected)
-                return false
+                return .queued
             }
             if case .sentBodyData(let bytes, let total, let expected) = event, !state.isEmpty,
                case .sentBodyData(let queuedBytes, _, _) = state.queue[state.queue.count - 1] {
                 state.queue[state.queue.count - 1] = .sentBodyData(bytesSent: queuedBytes + bytes, totalBytesSent: total,
                                                                    totalBytesExpectedToSend: expected)
-                return false
+                return .queued
             }
-            state.queue.append(event)
-            guard !state.delivering else { return false }
+            guard !state.delivering else {
+                state.queue.append(event)
+                return .queued
+            }
             state.delivering = true
-            return true
+            switch listener {
+            case .task(let delegate):
+                state.queue.append(event)
+                return .task(delegate)
+            case .immediate(let delegate):
+                // Delivered by this thread at once: the event never goes through the queue.
+                return .now(Array(state.subscribers.values), delegate)
+            case .none:
+                return .now(Array(state.subscribers.values), nil)  // subscribers only: a yield never blocks
+            }
         }
-        guard start else { return }
-        switch listener {
+        switch start {
+        case .queued:
+            return
         case .task(let delegate):
             Task(executorPreference: task.executor) { await self.deliver(for: task, to: delegate) }
-        case .immediate(let delegate):
-            deliverNow(for: task, to: delegate)
-        case .none:
-            deliverNow(for: task, to: nil)  // subscribers only: a stream's yield never blocks
+        case .now(let subscribers, let delegate):
+            deliverNow(.event(event, subscribers), for: task, to: delegate)
         }
+    }
+
+    /// What the emitting thread does once the event is handed over.
+    private enum Start {
+        /// Nothing: the event is queued for the thread or task already delivering, or dropped.
+        case queued
+        /// Starts a task that delivers the queue to an async delegate.
+        case task(any SessionDelegate)
+        /// Delivers the event itself, to these subscribers and the immediate delegate.
+        case now([AsyncStream<TaskEvent>.Continuation], (any ImmediateEventDelegate)?)
     }
 
     /// Returns when every queued event was delivered (the barrier before a decision and
@@ -189,10 +209,12 @@ final class EventDelivery: Sendable {
         }
     }
 
-    /// The synchronous run: this thread delivers until the queue is empty.
-    private func deliverNow(for task: SessionTask, to delegate: (any ImmediateEventDelegate)?) {
+    /// The synchronous run: this thread delivers `first`, then whatever other threads queued
+    /// meanwhile, until the queue is empty.
+    private func deliverNow(_ first: Step, for task: SessionTask, to delegate: (any ImmediateEventDelegate)?) {
+        var step = first
         while true {
-            switch nextStep() {
+            switch step {
             case .done(let waiters):
                 waiters.forEach { $0.resume() }
                 return
@@ -201,6 +223,7 @@ final class EventDelivery: Sendable {
                 delegate?.task(task, didEmitNow: event)
                 if case .completed = event { ended(with: event) }
             }
+            step = nextStep()
         }
     }
 }
