@@ -172,10 +172,12 @@ extension DestinationFile {
         return (parent, base)
     }
 
-    /// True when something (file, directory, even a dangling symlink) has this name.
+    /// True when something (file, directory, even a dangling symlink) has this name. The path
+    /// goes to the kernel through `withCString`: passing a `String` to a C `char *` makes a
+    /// NUL-terminated copy on the heap every time, and this runs once per file.
     static func exists(_ path: String) -> Bool {
         var info = stat()
-        return lstat(path, &info) == 0
+        return path.withCString { lstat($0, &info) } == 0
     }
 
     private static func isDirectory(_ path: String) -> Bool {

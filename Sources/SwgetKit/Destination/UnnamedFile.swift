@@ -93,7 +93,7 @@ final class UnnamedFile: Sendable {
     }
 
     private static func openUnnamed(in directory: String) -> Int32 {
-        open(directory.isEmpty ? "." : directory, openTemporary | O_WRONLY | O_CLOEXEC, 0o644)
+        (directory.isEmpty ? "." : directory).withCString { open($0, openTemporary | O_WRONLY | O_CLOEXEC, 0o644) }
     }
 
     /// Links the file under its name (the next free candidate if `.unique` finds it taken) and
@@ -130,7 +130,7 @@ final class UnnamedFile: Sendable {
     /// refusal turns the descriptor link off for the process.
     private func link(as target: String) -> Int32 {
         if Self.linkByDescriptor.load(ordering: .relaxed) {
-            if linkat(fileDescriptor, "", AT_FDCWD, target, Self.emptyPath) == 0 { return 0 }
+            if target.withCString({ linkat(fileDescriptor, "", AT_FDCWD, $0, Self.emptyPath) }) == 0 { return 0 }
             let code = errno
             guard code == ENOENT || code == EPERM else { return code }
         }

@@ -19,40 +19,51 @@ enum HTTPDate {
     }
 
     private static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
-        guard let words = fields(bytes, separator: UInt8(ascii: " "), count: 6),
-              bytes[words[5]].elementsEqual("GMT".utf8),
-              let day = integer(bytes[words[1]]),
-              let month = monthNames.firstIndex(where: { name in
-                  name.count == words[2].count && zip(name, bytes[words[2]]).allSatisfy { $0 == $1 | 0x20 }
-              }),
-              let year = integer(bytes[words[3]]),
-              let clock = fields(UnsafeBufferPointer(rebasing: bytes[words[4]]), separator: UInt8(ascii: ":"), count: 3)
-        else { return nil }
-        let time = UnsafeBufferPointer(rebasing: bytes[words[4]])
-        guard let h = integer(time[clock[0]]), let m = integer(time[clock[1]]), let s = integer(time[clock[2]]),
-              (1...31).contains(day), (0...23).contains(h), (0...59).contains(m), (0...60).contains(s),
-              // Four digits, as the grammar says: a longer year overflowed the day count (a crash).
-              (1...9999).contains(year) else { return nil }
-        let days = CookieDate.daysFromEpoch(year: year, month: month + 1, day: day)  // month is 0-based here
-        return Date(timeIntervalSince1970: TimeInterval(days * 86400 + Int64(h * 3600 + m * 60 + s)))
-    }
-
-    /// Exactly `count` non-empty runs of bytes between `separator`s, or nil.
-    private static func fields(_ bytes: UnsafeBufferPointer<UInt8>, separator: UInt8, count: Int) -> [Range<Int>]? {
-        var found: [Range<Int>] = []
-        found.reserveCapacity(count)
-        var start: Int?
-        for index in bytes.indices {
-            if bytes[index] == separator {
-                if let first = start { found.append(first..<index) }
-                start = nil
-                guard found.count <= count else { return nil }
-            } else if start == nil {
-                start = index
+        fields(bytes, separator: UInt8(ascii: " "), count: 6) { words in
+            guard bytes[words[5]].elementsEqual("GMT".utf8),
+                  let day = integer(bytes[words[1]]),
+                  let month = monthNames.firstIndex(where: { name in
+                      name.count == words[2].count && zip(name, bytes[words[2]]).allSatisfy { $0 == $1 | 0x20 }
+                  }),
+                  let year = integer(bytes[words[3]]) else { return nil }
+            let time = UnsafeBufferPointer(rebasing: bytes[words[4]])
+            return fields(time, separator: UInt8(ascii: ":"), count: 3) { clock in
+                guard let h = integer(time[clock[0]]), let m = integer(time[clock[1]]), let s = integer(time[clock[2]]),
+                      (1...31).contains(day), (0...23).contains(h), (0...59).contains(m), (0...60).contains(s),
+                      // Four digits, as the grammar says: a longer year overflowed the day count (a crash).
+                      (1...9999).contains(year) else { return nil }
+                let days = CookieDate.daysFromEpoch(year: year, month: month + 1, day: day)  // month is 0-based here
+                return Date(timeIntervalSince1970: TimeInterval(days * 86400 + Int64(h * 3600 + m * 60 + s)))
             }
         }
-        if let first = start { found.append(first..<bytes.count) }
-        return found.count == count ? found : nil
+    }
+
+    /// `body` of exactly `count` non-empty runs of bytes between `separator`s, or nil. The runs
+    /// are kept on the stack (two arrays per file's `Last-Modified` were two heap allocations).
+    private static func fields<T>(_ bytes: UnsafeBufferPointer<UInt8>, separator: UInt8, count: Int,
+                                  _ body: (UnsafeBufferPointer<Range<Int>>) -> T?) -> T? {
+        withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: count) { found -> T? in
+            var runs = 0
+            var start: Int?
+            for index in bytes.indices {
+                if bytes[index] == separator {
+                    if let first = start {
+                        guard runs < count else { return nil }
+                        found.initializeElement(at: runs, to: first..<index)
+                        runs += 1
+                    }
+                    start = nil
+                } else if start == nil {
+                    start = index
+                }
+            }
+            if let first = start {
+                guard runs < count else { return nil }
+                found.initializeElement(at: runs, to: first..<bytes.count)
+                runs += 1
+            }
+            return runs == count ? body(UnsafeBufferPointer(found)) : nil
+        }
     }
 
     /// The bytes as `Int(_:)` reads a decimal: an optional sign, then digits only; nil on overflow.
