@@ -37,7 +37,6 @@ struct ConnectionPlan: Sendable {
         var route = HTTPConnection.ProxyRoute(proxy: proxy, tunnel: tunnel, authorization: authorization,
                                               userAgent: session.configuration.defaultHeaders["User-Agent"], tunnelHost: tunnelHost)
         if proxy.kind == .https {
-            // The proxy's own TLS: the session's roots and trust challenge, for the proxy's name.
             // The proxy's own TLS: the session's roots and trust challenge, for the proxy's name;
             // a pinned key is the origin's, never the proxy's (curl's --pinnedpubkey).
             route.tls = try session.tlsConnector(for: task, pinned: false)
