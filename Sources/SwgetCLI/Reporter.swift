@@ -277,6 +277,10 @@ final class Reporter: ImmediateEventDelegate {
     /// How many transfers' progress is held now (for tests: none once every task ended).
     var heldTransfers: Int { transfers.withLock { $0.count } + uploads.withLock { $0.count } }
 
+    /// `-q` with no progress indicator: nothing an event says is shown (lines, bars, dots, JSON),
+    /// so the session neither makes nor delivers any (the decisions still come).
+    var eventKinds: TaskEvent.Kinds { tracksTransfers ? .all : [] }
+
     /// Whether a transfer's progress is kept at all: `-q` with no indicator shows none of it
     /// (the clock reads, the masked URL and the shared table cost about 3,000 instructions a file).
     private var tracksTransfers: Bool { !(printsNoFileLines && options.indicator == .none) }

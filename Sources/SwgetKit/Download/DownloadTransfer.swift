@@ -387,12 +387,14 @@ final class DownloadTransfer: ResponseConsumer {
             $0.held = nil
             $0.heldDescriptor = nil
         }
-        task.emit(.finishedDownloading(to: fileURL(location)))
+        // A file URL costs about 3,500 instructions to make: only when someone hears it.
+        if task.wants(.finishedDownloading) { task.emit(.finishedDownloading(to: fileURL(location))) }
         return .done(reusable: reusable)
     }
 
     /// Announces `path` as the destination (`destinationCreated`).
     func announceDestination(_ path: String) {
+        guard task.wants(.destinationCreated) else { return }
         let url = fileURL(path)
         announcedDestination = (path, url)
         task.emit(.destinationCreated(url))

@@ -38,27 +38,45 @@ final class EventDelivery: Sendable {
 
     private let state = NIOLockedValueBox(State())
 
-    /// Who hears a session's events besides the subscribers (``Session/delegate``, judged once).
+    /// Who hears a session's events besides the subscribers, and which kinds
+    /// (``Session/delegate`` and its ``SessionDelegate/eventKinds``, judged once).
     enum Listener: Sendable {
         case none
         /// Called on a task of its own per run of queued events.
-        case task(any SessionDelegate)
+        case task(any SessionDelegate, TaskEvent.Kinds)
         /// Called on the emitting thread (so are the subscribers without a delegate).
-        case immediate(any ImmediateEventDelegate)
+        case immediate(any ImmediateEventDelegate, TaskEvent.Kinds)
 
         init(_ delegate: (any SessionDelegate)?) {
-            switch delegate {
-            case nil: self = .none
-            case let immediate as any ImmediateEventDelegate: self = .immediate(immediate)
-            case let delegate?: self = .task(delegate)
+            guard let delegate, !delegate.eventKinds.isEmpty else {
+                self = .none
+                return
+            }
+            if let immediate = delegate as? any ImmediateEventDelegate {
+                self = .immediate(immediate, immediate.eventKinds)
+            } else {
+                self = .task(delegate, delegate.eventKinds)
             }
         }
+
+        /// Whether the delegate hears events of `kind`.
+        func wants(_ kind: TaskEvent.Kinds) -> Bool {
+            switch self {
+            case .none: false
+            case .task(_, let kinds), .immediate(_, let kinds): kinds.contains(kind)
+            }
+        }
+    }
+
+    /// Whether anyone hears events of `kind` now: the listener, or a subscriber.
+    func wants(_ kind: TaskEvent.Kinds, listener: Listener) -> Bool {
+        listener.wants(kind) || !state.withLockedValue { $0.subscribers.isEmpty }
     }
 
     /// Queues `event` for delivery to `listener` (and the subscribers) on behalf of `task`.
     func emit(_ event: TaskEvent, for task: SessionTask, to listener: Listener) {
         let start = state.withLockedValue { state -> Start in
-            if case .none = listener, state.subscribers.isEmpty && state.isEmpty && !state.delivering {
+            if state.subscribers.isEmpty && !listener.wants(event.kind) {
                 // Nobody listens: nothing to queue and no task to start (a subscriber that
                 // comes later sees the events from then on, and `completed` in any case).
                 if case .completed = event { state.completion = event }
@@ -82,23 +100,23 @@ final class EventDelivery: Sendable {
             }
             state.delivering = true
             switch listener {
-            case .task(let delegate):
+            case .task(let delegate, let kinds):
                 state.queue.append(event)
-                return .task(delegate)
-            case .immediate(let delegate):
+                return .task(delegate, kinds)
+            case .immediate(let delegate, let kinds):
                 // Delivered by this thread at once: the event never goes through the queue.
-                return .now(Array(state.subscribers.values), delegate)
+                return .now(Array(state.subscribers.values), delegate, kinds)
             case .none:
-                return .now(Array(state.subscribers.values), nil)  // subscribers only: a yield never blocks
+                return .now(Array(state.subscribers.values), nil, [])  // subscribers only: a yield never blocks
             }
         }
         switch start {
         case .queued:
             return
-        case .task(let delegate):
-            Task(executorPreference: task.executor) { await self.deliver(for: task, to: delegate) }
-        case .now(let subscribers, let delegate):
-            deliverNow(.event(event, subscribers), for: task, to: delegate)
+        case .task(let delegate, let kinds):
+            Task(executorPreference: task.executor) { await self.deliver(for: task, to: delegate, kinds: kinds) }
+        case .now(let subscribers, let delegate, let kinds):
+            deliverNow(.event(event, subscribers), for: task, to: delegate, kinds: kinds)
         }
     }
 
@@ -106,10 +124,10 @@ final class EventDelivery: Sendable {
     private enum Start {
         /// Nothing: the event is queued for the thread or task already delivering, or dropped.
         case queued
-        /// Starts a task that delivers the queue to an async delegate.
-        case task(any SessionDelegate)
+        /// Starts a task that delivers the queue to an async delegate (the events of these kinds).
+        case task(any SessionDelegate, TaskEvent.Kinds)
         /// Delivers the event itself, to these subscribers and the immediate delegate.
-        case now([AsyncStream<TaskEvent>.Continuation], (any ImmediateEventDelegate)?)
+        case now([AsyncStream<TaskEvent>.Continuation], (any ImmediateEventDelegate)?, TaskEvent.Kinds)
     }
 
     /// Returns when every queued event was delivered (the barrier before a decision and
@@ -191,7 +209,7 @@ final class EventDelivery: Sendable {
         ending.forEach { $0.finish() }
     }
 
-    @concurrent private func deliver(for task: SessionTask, to delegate: (any SessionDelegate)?) async {
+    @concurrent private func deliver(for task: SessionTask, to delegate: any SessionDelegate, kinds: TaskEvent.Kinds) async {
         while true {
             switch nextStep() {
             case .done(let waiters):
@@ -199,7 +217,7 @@ final class EventDelivery: Sendable {
                 return
             case .event(let event, let subscribers):
                 for subscriber in subscribers { subscriber.yield(event) }
-                if let delegate {
+                if kinds.contains(event.kind) {
                     await CallbackContext.$notifying.withValue(ObjectIdentifier(task)) {
                         await delegate.task(task, didEmit: event)
                     }
@@ -211,7 +229,8 @@ final class EventDelivery: Sendable {
 
     /// The synchronous run: this thread delivers `first`, then whatever other threads queued
     /// meanwhile, until the queue is empty.
-    private func deliverNow(_ first: Step, for task: SessionTask, to delegate: (any ImmediateEventDelegate)?) {
+    private func deliverNow(_ first: Step, for task: SessionTask, to delegate: (any ImmediateEventDelegate)?,
+                            kinds: TaskEvent.Kinds) {
         var step = first
         while true {
             switch step {
@@ -220,7 +239,7 @@ final class EventDelivery: Sendable {
                 return
             case .event(let event, let subscribers):
                 for subscriber in subscribers { subscriber.yield(event) }
-                delegate?.task(task, didEmitNow: event)
+                if kinds.contains(event.kind) { delegate?.task(task, didEmitNow: event) }
                 if case .completed = event { ended(with: event) }
             }
             step = nextStep()

@@ -37,6 +37,13 @@ public protocol SessionDelegate: Sendable {
     /// nothing.
     func task(_ task: SessionTask, didEmit event: TaskEvent) async
 
+    /// The kinds of events this delegate hears, read once when the session is made. The
+    /// session neither delivers the others to it nor, where one costs something to make (the
+    /// file URL of `destinationCreated` and `finishedDownloading`), makes them when no
+    /// ``SessionTask/events`` subscriber wants them either: what a delegate of NSURLSession
+    /// gets by leaving a method out. Default: `.all`.
+    var eventKinds: TaskEvent.Kinds { get }
+
     /// A new https connection presented `challenge` (server trust). Asked once per new
     /// connection, before its first request; not when the connection resumed a TLS session of
     /// this session (its server was checked when the session was made), nor when a pinned
@@ -149,6 +156,8 @@ public enum ResponseDisposition: Sendable, Equatable {
 extension SessionDelegate {
     /// Default: ignores the event.
     public func task(_ task: SessionTask, didEmit event: TaskEvent) async {}
+    /// Default: every kind.
+    public var eventKinds: TaskEvent.Kinds { .all }
     /// Default: `.performDefaultHandling` (the default evaluation's verdict).
     public func task(_ task: SessionTask, didReceive challenge: ServerTrustChallenge) async -> TrustDisposition {
         .performDefaultHandling

@@ -230,6 +230,12 @@ public class SessionTask: @unchecked Sendable {
         delivery.emit(event, for: self, to: session.listener)
     }
 
+    /// Whether an event of `kind` would reach anyone (the delegate's ``SessionDelegate/eventKinds``,
+    /// or a subscriber): ask before making one that costs something.
+    func wants(_ kind: TaskEvent.Kinds) -> Bool {
+        delivery.wants(kind, listener: session.listener)
+    }
+
     /// Asks the delegate a question after every earlier event was delivered; nil without a
     /// delegate.
     func decide<T: Sendable>(_ question: (any SessionDelegate) async -> T) async -> T? {

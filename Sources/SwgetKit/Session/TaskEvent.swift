@@ -81,6 +81,54 @@ public enum TaskEvent: Sendable {
     case completed(SessionError?)
 }
 
+extension TaskEvent {
+    /// A set of kinds of events, without their payloads: what a delegate hears
+    /// (``SessionDelegate/eventKinds``).
+    public struct Kinds: OptionSet, Sendable, Hashable {
+        public let rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+        public static let sentBodyData = Kinds(rawValue: 1 << 0)
+        public static let redirected = Kinds(rawValue: 1 << 1)
+        public static let tlsEstablished = Kinds(rawValue: 1 << 2)
+        public static let response = Kinds(rawValue: 1 << 3)
+        public static let data = Kinds(rawValue: 1 << 4)
+        public static let destinationCreated = Kinds(rawValue: 1 << 5)
+        public static let resumed = Kinds(rawValue: 1 << 6)
+        public static let restarted = Kinds(rawValue: 1 << 7)
+        public static let wroteData = Kinds(rawValue: 1 << 8)
+        public static let willRetry = Kinds(rawValue: 1 << 9)
+        public static let proxyTunnel = Kinds(rawValue: 1 << 10)
+        public static let warning = Kinds(rawValue: 1 << 11)
+        public static let finishedDownloading = Kinds(rawValue: 1 << 12)
+        public static let debug = Kinds(rawValue: 1 << 13)
+        public static let completed = Kinds(rawValue: 1 << 14)
+        /// Every kind.
+        public static let all = Kinds(rawValue: (1 << 15) - 1)
+    }
+
+    /// This event's kind.
+    public var kind: Kinds {
+        switch self {
+        case .sentBodyData: .sentBodyData
+        case .redirected: .redirected
+        case .tlsEstablished: .tlsEstablished
+        case .response: .response
+        case .data: .data
+        case .destinationCreated: .destinationCreated
+        case .resumed: .resumed
+        case .restarted: .restarted
+        case .wroteData: .wroteData
+        case .willRetry: .willRetry
+        case .proxyTunnel: .proxyTunnel
+        case .warning: .warning
+        case .finishedDownloading: .finishedDownloading
+        case .debug: .debug
+        case .completed: .completed
+        }
+    }
+}
+
 /// What a debug log shows besides the other events (``TaskEvent/debug(_:)``). Request heads
 /// hold credentials (`Authorization`, `Proxy-Authorization`, `Cookie`) as sent: mask them
 /// before showing them to anyone.
