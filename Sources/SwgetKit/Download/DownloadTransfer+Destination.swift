@@ -101,14 +101,14 @@ extension DownloadTransfer {
 
     /// A background session's state beside the destination, for this very URL.
     private func stateLeftOnDisk(identifier: String, invalid: (String) -> Void) -> (DownloadPaths, ResumeData)? {
-        let url = URLDisplay.masked(task.originalRequest.url).absoluteString
+        let originalURL = { [task] in URLDisplay.masked(task.originalRequest.url).absoluteString }
         switch task.destination.target {
         case .directory(let directory):
-            return session.resumeStates.claim(in: directory, originalURL: url, identifier: identifier, invalid: invalid)
+            return session.resumeStates.claim(in: directory, originalURL: originalURL, identifier: identifier, invalid: invalid)
         case .file(let path):
             guard let paths = DownloadPaths(finalPath: path),
                   let data = ResumeStore.load(at: paths, invalid: invalid),
-                  data.originalURL == url, data.sessionIdentifier == identifier else { return nil }
+                  data.originalURL == originalURL(), data.sessionIdentifier == identifier else { return nil }
             return (paths, data)
         case .standardOutput:
             return nil

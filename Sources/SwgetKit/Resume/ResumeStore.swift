@@ -183,10 +183,17 @@ final class ResumeStateIndex: Sendable {
     /// Takes the state in `directory` that continues `originalURL` for `identifier`, with the
     /// paths its file name derives. `invalid` hears about states that fail validation, or that
     /// name this download but cannot be read.
-    func claim(in directory: String, originalURL: String, identifier: String,
+    func claim(in directory: String, originalURL: () -> String, identifier: String,
                invalid: (String) -> Void) -> (DownloadPaths, ResumeData)? {
         let candidates = directories.withLockedValue { directories -> [ResumeStore.Found] in
-            if directories[directory] == nil { directories[directory] = ResumeStore.all(in: directory) }
+            let found = directories[directory] ?? {
+                let read = ResumeStore.all(in: directory)
+                directories[directory] = read
+                return read
+            }()
+            // Most often the directory holds no state at all: one lookup, no URL made.
+            guard !found.isEmpty else { return [] }
+            let originalURL = originalURL()
             let mine = { (found: ResumeStore.Found) in found.originalURL == originalURL && found.sessionIdentifier == identifier }
             let matching = directories[directory]?.filter(mine) ?? []
             directories[directory]?.removeAll(where: mine)
