@@ -223,8 +223,8 @@ final class ExchangeRunner: Loader {
                                            absoluteForm: plan.absoluteForm, framing: framing)
         if let task {
             if session.configuration.emitsDebugEvents {
-                task.emit(.debug(.requestSent(method: head.method.rawValue, target: head.uri, version: "HTTP/\(head.version.major).\(head.version.minor)",
-                                              headers: HeaderFields(head.headers.map { ($0.name, $0.value) }))))
+                task.emit(.debug(.requestSent(method: head.method.rawValue, target: head.uri, version: Self.versionText(head.version),
+                                              headers: HeaderFields(fields: head.headers))))
             }
             task.recordMetrics { $0.requestStart = .now }
         }
@@ -389,9 +389,18 @@ final class ExchangeRunner: Loader {
     }
 
     /// The response value and framing of a received head.
+    /// `HTTP/1.1` as text; the common versions without formatting numbers.
+    static func versionText(_ version: HTTPVersion) -> String {
+        switch (version.major, version.minor) {
+        case (1, 1): "HTTP/1.1"
+        case (1, 0): "HTTP/1.0"
+        case let (major, minor): "HTTP/\(major).\(minor)"
+        }
+    }
+
     static func response(_ received: ReceivedHead, to request: Request, original: Request) throws(SessionError) -> (Response, ResponseFraming) {
         let head = received.head
-        let headers = HeaderFields(head.headers.map { ($0.name, $0.value) })
+        let headers = HeaderFields(fields: head.headers)
         let framing: ResponseFraming
         do {
             framing = try ResponseFraming(requestMethod: request.method, status: Int(head.status.code),
@@ -401,7 +410,7 @@ final class ExchangeRunner: Loader {
         }
         let response = Response(url: request.url, originalURL: original.url, statusCode: Int(head.status.code),
                                 reasonPhrase: head.status.reasonPhrase,
-                                httpVersion: "HTTP/\(head.version.major).\(head.version.minor)",
+                                httpVersion: Self.versionText(head.version),
                                 headers: headers, expectedContentLength: framing.expectedLength)
         return (response, framing)
     }

@@ -16,6 +16,11 @@ public struct HeaderFields: Sendable, Equatable, Sequence, ExpressibleByDictiona
         self.fields = fields.map { (name: $0.0, value: $0.1) }
     }
 
+    /// The fields of a received head (NIO's `HTTPHeaders`), in order, copied once.
+    init<Fields: Collection<(name: String, value: String)>>(fields: Fields) {
+        self.fields = Array(fields)
+    }
+
     /// The literal's fields in the order written (`["Accept": "*/*"]`).
     public init(dictionaryLiteral elements: (String, String)...) {
         self.init(elements)
