@@ -216,7 +216,6 @@ final class Reporter: ImmediateEventDelegate {
             }
             say(String(text.dropLast()))
         }
-        guard tracksTransfers else { return }
         let now = Terminal.now()
         let name = transfers.withLock { all -> String in
             // A new response (after a retry or a redirect) starts the progress again.
@@ -278,12 +277,9 @@ final class Reporter: ImmediateEventDelegate {
     var heldTransfers: Int { transfers.withLock { $0.count } + uploads.withLock { $0.count } }
 
     /// `-q` with no progress indicator: nothing an event says is shown (lines, bars, dots, JSON),
-    /// so the session neither makes nor delivers any (the decisions still come).
-    var eventKinds: TaskEvent.Kinds { tracksTransfers ? .all : [] }
-
-    /// Whether a transfer's progress is kept at all: `-q` with no indicator shows none of it
-    /// (the clock reads, the masked URL and the shared table cost about 3,000 instructions a file).
-    private var tracksTransfers: Bool { !(printsNoFileLines && options.indicator == .none) }
+    /// so the session neither makes nor delivers any (the decisions still come), and no
+    /// transfer's progress is kept.
+    var eventKinds: TaskEvent.Kinds { printsNoFileLines && options.indicator == .none ? [] : .all }
 
     private func created(_ task: SessionTask, at url: URL) {
         // The name shows on a bar and in the lines of a finished download (making it costs
@@ -302,7 +298,6 @@ final class Reporter: ImmediateEventDelegate {
     }
 
     private func wrote(_ task: SessionTask, bytes bytesWritten: Int64, total totalBytesWritten: Int64, expected totalBytesExpectedToWrite: Int64?) {
-        guard tracksTransfers else { return }
         let now = Terminal.now()
         let (t, emitJSON, dotText) = transfers.withLock { all -> (Transfer?, Bool, String) in
             guard var t = all[task.taskIdentifier] else { return (nil, false, "") }
@@ -339,7 +334,6 @@ final class Reporter: ImmediateEventDelegate {
     }
 
     private func finished(_ task: DownloadTask, at url: URL) {
-        guard tracksTransfers else { return }
         let now = Terminal.now()
         guard let t = transfers.withLock({ $0[task.taskIdentifier] }) else { return }
         if printsNoFileLines {

@@ -388,7 +388,6 @@ final class ExchangeRunner: Loader {
                              trailingGarbage: received.trailingGarbage, body: connection)
     }
 
-    /// The response value and framing of a received head.
     /// `HTTP/1.1` as text; the common versions without formatting numbers.
     static func versionText(_ version: HTTPVersion) -> String {
         switch (version.major, version.minor) {
@@ -398,6 +397,7 @@ final class ExchangeRunner: Loader {
         }
     }
 
+    /// The response value and framing of a received head.
     static func response(_ received: ReceivedHead, to request: Request, original: Request) throws(SessionError) -> (Response, ResponseFraming) {
         let head = received.head
         let headers = HeaderFields(fields: head.headers)

@@ -99,24 +99,21 @@ final class EventDelivery: Sendable {
                 return .queued
             }
             state.delivering = true
-            switch listener {
-            case .task(let delegate, let kinds):
+            if case .task = listener {
                 state.queue.append(event)
-                return .task(delegate, kinds)
-            case .immediate(let delegate, let kinds):
-                // Delivered by this thread at once: the event never goes through the queue.
-                return .now(Array(state.subscribers.values), delegate, kinds)
-            case .none:
-                return .now(Array(state.subscribers.values), nil, [])  // subscribers only: a yield never blocks
+                return .task
             }
+            // Delivered by this thread at once (an immediate delegate, or subscribers only: a
+            // yield never blocks): the event never goes through the queue.
+            return .now(Array(state.subscribers.values))
         }
         switch start {
         case .queued:
             return
-        case .task(let delegate, let kinds):
-            Task(executorPreference: task.executor) { await self.deliver(for: task, to: delegate, kinds: kinds) }
-        case .now(let subscribers, let delegate, let kinds):
-            deliverNow(.event(event, subscribers), for: task, to: delegate, kinds: kinds)
+        case .task:
+            Task(executorPreference: task.executor) { await self.deliver(for: task, to: listener) }
+        case .now(let subscribers):
+            deliverNow(.event(event, subscribers), for: task, to: listener)
         }
     }
 
@@ -124,10 +121,10 @@ final class EventDelivery: Sendable {
     private enum Start {
         /// Nothing: the event is queued for the thread or task already delivering, or dropped.
         case queued
-        /// Starts a task that delivers the queue to an async delegate (the events of these kinds).
-        case task(any SessionDelegate, TaskEvent.Kinds)
+        /// Starts a task that delivers the queue to the async delegate.
+        case task
         /// Delivers the event itself, to these subscribers and the immediate delegate.
-        case now([AsyncStream<TaskEvent>.Continuation], (any ImmediateEventDelegate)?, TaskEvent.Kinds)
+        case now([AsyncStream<TaskEvent>.Continuation])
     }
 
     /// Returns when every queued event was delivered (the barrier before a decision and
@@ -209,7 +206,7 @@ final class EventDelivery: Sendable {
         ending.forEach { $0.finish() }
     }
 
-    @concurrent private func deliver(for task: SessionTask, to delegate: any SessionDelegate, kinds: TaskEvent.Kinds) async {
+    @concurrent private func deliver(for task: SessionTask, to listener: Listener) async {
         while true {
             switch nextStep() {
             case .done(let waiters):
@@ -217,7 +214,7 @@ final class EventDelivery: Sendable {
                 return
             case .event(let event, let subscribers):
                 for subscriber in subscribers { subscriber.yield(event) }
-                if kinds.contains(event.kind) {
+                if case .task(let delegate, let kinds) = listener, kinds.contains(event.kind) {
                     await CallbackContext.$notifying.withValue(ObjectIdentifier(task)) {
                         await delegate.task(task, didEmit: event)
                     }
@@ -229,8 +226,7 @@ final class EventDelivery: Sendable {
 
     /// The synchronous run: this thread delivers `first`, then whatever other threads queued
     /// meanwhile, until the queue is empty.
-    private func deliverNow(_ first: Step, for task: SessionTask, to delegate: (any ImmediateEventDelegate)?,
-                            kinds: TaskEvent.Kinds) {
+    private func deliverNow(_ first: Step, for task: SessionTask, to listener: Listener) {
         var step = first
         while true {
             switch step {
@@ -239,7 +235,9 @@ final class EventDelivery: Sendable {
                 return
             case .event(let event, let subscribers):
                 for subscriber in subscribers { subscriber.yield(event) }
-                if kinds.contains(event.kind) { delegate?.task(task, didEmitNow: event) }
+                if case .immediate(let delegate, let kinds) = listener, kinds.contains(event.kind) {
+                    delegate.task(task, didEmitNow: event)
+                }
                 if case .completed = event { ended(with: event) }
             }
             step = nextStep()
