@@ -78,7 +78,8 @@ import Testing
 
     /// The fast path for plain ASCII names takes only names the rules return unchanged.
     @Test(arguments: [
-        "f0000.bin", "report.pdf", "a", "README", "x.part", "x.PaRt", "x.swget", "x.part.bin", "x.partx",
+        "f0000.bin", "report.pdf", "a", "README", "x.part", "x.PaRt", "x.swget", "x.SWGET", "a.b.part", "x.part.bin", "x.partx",
+        "x.par", "part", ".part", "x.swge",
         ".hidden", "..", ".", " lead", "trail ", "in side", "a/b", "a\\b", "tab\tname", "del\u{7F}",
         "caf\u{E9}.txt", "~user", "name.", "q?x=1&y=2", String(repeating: "n", count: 255),
         String(repeating: "n", count: 256) + ".bin", "",

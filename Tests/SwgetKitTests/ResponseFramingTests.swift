@@ -98,6 +98,27 @@ struct HeaderFieldsTests {
         #expect(fields.count == 1)
     }
 
+    @Test func removingAnAbsentFieldLeavesACopyShared() {
+        let original: HeaderFields = ["Accept": "*/*", "Content-Type": "text/plain"]
+        var copy = original
+        copy.remove("Content-Encoding")
+        copy.remove("expect")
+        #expect(copy.sharesFields(with: original))
+        #expect(copy == original)
+        copy.remove("content-type")
+        #expect(!copy.sharesFields(with: original))
+        #expect(copy == ["Accept": "*/*"])
+        #expect(original.count == 2)
+    }
+
+    @Test(arguments: [("GET", "GET"), ("get", "GET"), ("PoSt", "POST"), ("M-SEARCH", "M-SEARCH"), ("", ""),
+                      ("\u{E9}t\u{E9}", "\u{C9}T\u{C9}"), ("OPTION\u{17F}", "OPTIONS")])
+    func methodsAreSentInUpperCase(_ method: String, _ sent: String) {
+        let request = Request(url: URLForTests.make("http://h/x"), method: method)
+        #expect(request.sentMethod == sent)
+        #expect(request.sentMethod == method.uppercased())
+    }
+
     @Test(arguments: [("Accept", "accept", true), ("X-A", "x-b", false), ("Ab", "AB", true), ("a[", "A{", false), ("", "", true)])
     func caseInsensitiveEquals(_ a: String, _ b: String, _ equal: Bool) {
         #expect(a.caseInsensitiveEquals(b) == equal)

@@ -159,6 +159,8 @@ struct AuthenticationState: Sendable {
     /// accepted. Returns them for ``CredentialStorage/remember(_:)`` and forgets them (the next
     /// hop tells the machine again what it carries).
     public mutating func succeeded() -> [AcceptedAuthentication] {
+        // Nothing sent (most requests): no arrays made.
+        if sentToServer == nil && sentToProxy == nil && pending == nil { return [] }
         let accepted = [sentToServer, sentToProxy].compactMap { sent in
             sent.map { AcceptedAuthentication(space: $0.space, credential: $0.credential, digest: $0.digest) }
         }

@@ -18,13 +18,25 @@ public struct BodyDecoding: Sendable, Equatable {
     /// A `Content-Encoding` swget cannot undo; the body is stored as sent.
     public var unsupportedEncoding: String?
 
-    /// MIME types that mean "this file is gzip data".
-    static let gzipTypes: Set<String> = [
-        "application/gzip", "application/x-gzip", "application/x-gunzip", "application/gzip-compressed",
-        "application/x-gzip-compressed", "application/x-tgz",
-    ]
-    /// Types servers use when they do not know better; a `.gz` name then decides.
-    static let genericTypes: Set<String> = ["application/octet-stream", "binary/octet-stream", "application/x-tar"]
+    /// Whether `mime` means "this file is gzip data". A `switch`, not a `Set`: the strings
+    /// differ in length, so most comparisons end at once, where a set hashes the whole type.
+    static func isGzipType(_ mime: String) -> Bool {
+        switch mime {
+        case "application/gzip", "application/x-gzip", "application/x-gunzip", "application/gzip-compressed",
+             "application/x-gzip-compressed", "application/x-tgz":
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Whether `mime` is one that servers use when they do not know better; a `.gz` name then decides.
+    static func isGenericType(_ mime: String) -> Bool {
+        switch mime {
+        case "application/octet-stream", "binary/octet-stream", "application/x-tar": return true
+        default: return false
+        }
+    }
 
     /// Judges a response. `decodeContent` is the configuration's switch; `name` is the file
     /// name the body would be saved under.
@@ -36,7 +48,7 @@ public struct BodyDecoding: Sendable, Equatable {
         var result = BodyDecoding()
         let mime = response.mimeType
         let gzipName = hasGzipSuffix(name) || hasGzipSuffix(lastSegment(ofEncodedPath: response.url.path(percentEncoded: true)))
-        result.payloadIsGzip = mime.map(gzipTypes.contains) == true || (gzipName && (mime == nil || mime.map(genericTypes.contains) == true))
+        result.payloadIsGzip = mime.map(isGzipType) == true || (gzipName && (mime == nil || mime.map(isGenericType) == true))
         guard let header = response.headers["Content-Encoding"] else { return result }
         guard let codings = ContentCoding.parse(header) else {
             result.unsupportedEncoding = header

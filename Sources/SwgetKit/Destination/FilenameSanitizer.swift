@@ -41,16 +41,27 @@ public enum FilenameSanitizer {
     /// ``maxNameBytes`` and has no reserved suffix, which ``sanitize(_:)`` returns unchanged; nil
     /// when the general rules must look at it.
     static func plainName(_ name: String) -> String? {
-        let bytes = name.utf8
-        guard let first = bytes.first, let last = bytes.last, bytes.count <= maxNameBytes,
-              first != UInt8(ascii: "."), first != UInt8(ascii: " "), last != UInt8(ascii: " ") else { return nil }
-        for byte in bytes where byte < 0x20 || byte > 0x7E || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\") {
-            return nil
+        // Over the bytes in place: walking `utf8` checked an index per byte (every download's
+        // name comes here).
+        let plain = name.withBytes { bytes -> Bool in
+            guard let first = bytes.first, let last = bytes.last, bytes.count <= maxNameBytes,
+                  first != UInt8(ascii: "."), first != UInt8(ascii: " "), last != UInt8(ascii: " ") else { return false }
+            var lastDot: Int?
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                if byte < 0x20 || byte > 0x7E || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\") { return false }
+                if byte == UInt8(ascii: ".") { lastDot = index }
+            }
+            // A reserved suffix starts at the last dot; all are ASCII.
+            guard let lastDot else { return true }
+            let suffix = UnsafeBufferPointer(rebasing: bytes[lastDot...])
+            return !reservedSuffixes.contains { reserved in
+                reserved.withBytes { reserved in
+                    reserved.count == suffix.count && zip(reserved, suffix).allSatisfy { $0 | 0x20 == $1 | 0x20 }
+                }
+            }
         }
-        guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")) else { return name }
-        let suffix = String(name[dot...])  // a reserved suffix starts at the last dot
-        for reserved in reservedSuffixes where suffix.caseInsensitiveEquals(reserved) { return nil }
-        return name
+        return plain ? name : nil
     }
 
     /// Holds a name made by a caller's ``FileNameTransform`` to one path component, trusting the

@@ -191,11 +191,11 @@ struct DownloadState: Sendable {
         let total: Int64? = response.statusCode == 206
             ? ContentRange(response.headers["Content-Range"] ?? "")?.total
             : response.expectedContentLength
-        var data = resume ?? ResumeData(originalURL: URLDisplay.masked(originalURL).absoluteString,
-                                        finalURL: URLDisplay.masked(response.url).absoluteString,
+        let finalURL = URLDisplay.masked(response.url).absoluteString
+        var data = resume ?? ResumeData(originalURL: URLDisplay.masked(originalURL).absoluteString, finalURL: finalURL,
                                         etag: nil, lastModified: nil, expectedLength: nil, bytesOnDisk: 0,
                                         partPath: "", finalPath: "", sessionIdentifier: sessionIdentifier)
-        data.finalURL = URLDisplay.masked(response.url).absoluteString
+        data.finalURL = finalURL
         data.etag = response.headers["ETag"] ?? (keeps ? data.etag : nil)
         data.lastModified = response.headers["Last-Modified"] ?? (keeps ? data.lastModified : nil)
         data.expectedLength = total ?? (keeps ? data.expectedLength : nil)

@@ -13,7 +13,7 @@ extension ExchangeRunner {
     func authenticate(_ response: Response, challenges: [AuthChallenge], isProxy: Bool, request: Request) async -> Bool {
         guard let target = try? HTTPTarget(request.url) else { return false }
         // Digest signs CONNECT with the tunnel's authority (RFC 9110 §9.3.6), anything else with its target.
-        let isConnect = request.method.uppercased() == "CONNECT"
+        let isConnect = request.sentMethod == "CONNECT"
         let uri = isConnect ? target.hostField.contains(":") ? target.hostField : "\(target.hostField):\(target.origin.port)"
                             : Self.requestTarget(request.url)
         // A proxy's challenge is for the proxy's own protection space (NSURLProtectionSpace's
@@ -24,7 +24,7 @@ extension ExchangeRunner {
             space = (proxy.host, proxy.port, proxy.kind == .https ? "https" : "http")
         }
         let challenged = ChallengedRequest(host: space.host, port: space.port, scheme: space.scheme,
-                                           method: request.method.uppercased(), uri: uri,
+                                           method: request.sentMethod, uri: uri,
                                            body: Self.digestBody(request.body, for: challenges))
         var action = authentication.challenged(status: response.statusCode, challenges: challenges, request: challenged)
         while true {

@@ -57,7 +57,7 @@ extension ExchangeRunner {
         let uri = Self.requestTarget(request.url)
         if let stored = session.configuration.credentialStorage.preemptiveAuthorization(
             host: origin.host, port: origin.port, scheme: origin.scheme, isProxy: false,
-            method: request.method.uppercased(), uri: uri, body: .empty) {
+            method: request.sentMethod, uri: uri, body: .empty) {
             return stored
         }
         guard let credential = own, Origin(task.originalRequest.url).isSame(as: origin) else { return nil }

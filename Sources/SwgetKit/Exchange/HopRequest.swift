@@ -102,40 +102,45 @@ enum HopRequest {
     static func make(original: Request, target: HopTarget, additions: [(name: String, value: String)] = [],
                      context: HopContext = HopContext()) -> Request {
         var request = original
-        request.url = target.url
-        request.method = target.method
+        // Each field is stored back only when it changed: the request shares its storage with
+        // the original until then, and a first hop usually changes nothing.
+        let sameURL = original.url == target.url
+        if !sameURL { request.url = target.url }
+        if request.method != target.method { request.method = target.method }
+        var headers = original.headers
         if !target.sendsBody {
-            request.body = nil
-            request.headers.remove("Content-Type")
-            request.headers.remove("Content-Encoding")
-        } else if !request.headers.contains("Content-Type"), let type = request.body?.impliedContentType {
-            request.headers.set("Content-Type", type)  // a form's, with its boundary
+            if request.body != nil { request.body = nil }
+            headers.remove("Content-Type")
+            headers.remove("Content-Encoding")
+        } else if !headers.contains("Content-Type"), let type = request.body?.impliedContentType {
+            headers.set("Content-Type", type)  // a form's, with its boundary
         }
-        if context.withoutExpectation { request.headers.remove("Expect") }
+        if context.withoutExpectation { headers.remove("Expect") }
         // The same URL is the same origin (most hops): no URL taken apart twice per request.
-        if original.url != target.url && !Origin(original.url).isSame(as: Origin(target.url)) {
-            for name in originBoundFields { request.headers.remove(name) }
+        if !sameURL && !Origin(original.url).isSame(as: Origin(target.url)) {
+            for name in originBoundFields { headers.remove(name) }
         }
-        for field in original.cachePolicy.fields where !request.headers.contains(field.name) {
-            request.headers.set(field.name, field.value)
+        for field in original.cachePolicy.fields where !headers.contains(field.name) {
+            headers.set(field.name, field.value)
         }
-        for name in target.delegateRemovals { request.headers.remove(name) }
-        for field in target.delegateHeaders { request.headers.set(field.name, field.value) }
-        for field in additions { request.headers.set(field.name, field.value) }
+        for name in target.delegateRemovals { headers.remove(name) }
+        for field in target.delegateHeaders { headers.set(field.name, field.value) }
+        for field in additions { headers.set(field.name, field.value) }
         if let stored = context.cookie, !stored.isEmpty {
-            let own = request.headers.values(for: "Cookie").joined(separator: "; ")
-            request.headers.set("Cookie", own.isEmpty ? stored : own + Self.cookiesNotNamedIn(own, from: stored))
+            let own = headers.values(for: "Cookie").joined(separator: "; ")
+            headers.set("Cookie", own.isEmpty ? stored : own + Self.cookiesNotNamedIn(own, from: stored))
         }
-        if let (field, value) = context.authorization, field.caseInsensitiveEquals("Proxy-Authorization") || !request.headers.contains(field) {
-            request.headers.set(field, value)
+        if let (field, value) = context.authorization, field.caseInsensitiveEquals("Proxy-Authorization") || !headers.contains(field) {
+            headers.set(field, value)
         }
         if context.viaForwardProxy {
-            if let value = context.proxyAuthorization, !request.headers.contains("Proxy-Authorization") {
-                request.headers.set("Proxy-Authorization", value)
+            if let value = context.proxyAuthorization, !headers.contains("Proxy-Authorization") {
+                headers.set("Proxy-Authorization", value)
             }
         } else {
-            request.headers.remove("Proxy-Authorization")
+            headers.remove("Proxy-Authorization")
         }
+        if !headers.sharesFields(with: original.headers) { request.headers = headers }
         return request
     }
 

@@ -101,7 +101,7 @@ struct HTTPTarget: Sendable, Equatable {
         case .chunked: headers.add(name: "Transfer-Encoding", value: "chunked")
         }
         if framing.expectContinue { headers.add(name: "Expect", value: "100-continue") }
-        return HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.method.uppercased()),
+        return HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.sentMethod),
                                uri: target, headers: headers)
     }
 

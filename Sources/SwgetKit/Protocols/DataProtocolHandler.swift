@@ -22,7 +22,7 @@ public struct DataProtocolHandler: ProtocolHandler {
 
     /// Loads `request` as the type's documentation says, reporting to `client`.
     public func startLoading(_ request: Request, client: ProtocolClient) async {
-        let method = request.method.uppercased()
+        let method = request.sentMethod
         guard method == "GET" || method == "HEAD" else {
             return client.didFail(with: SessionError.unsupportedURL.with("data: URLs can only be read (GET or HEAD)").at(request.url))
         }

@@ -33,7 +33,7 @@ public struct FileProtocolHandler: ProtocolHandler {
     /// Loads `request` as the type's documentation says, reporting to `client`.
     public func startLoading(_ request: Request, client: ProtocolClient) async {
         let url = request.url
-        let method = request.method.uppercased()
+        let method = request.sentMethod
         guard method == "GET" || method == "HEAD" else {
             return client.didFail(with: SessionError.unsupportedURL.with("file: URLs can only be read (GET or HEAD)").at(url))
         }

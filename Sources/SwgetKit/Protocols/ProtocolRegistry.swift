@@ -38,7 +38,7 @@ struct ProtocolRegistry: Sendable {
         }
         if handler is HTTPProtocolHandler { return ExchangeRunner(task: task, startingAt: url) }
         let request = task.originalRequest
-        let method = request.method.uppercased()
+        let method = request.sentMethod
         if Self.isBuiltIn(handler), request.body != nil || (method != "GET" && method != "HEAD") {
             // ftp, file and data fetch only: a body or another method would be silently dropped.
             let scheme = DisplayText.sanitize(request.url.scheme ?? "")

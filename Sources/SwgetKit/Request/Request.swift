@@ -119,8 +119,18 @@ public struct Request: Sendable, Equatable {
     /// segments and kept across runs. The answer to anything else (an upload, a POST, a DELETE)
     /// is saved from zero by every attempt and never left behind as a part to continue.
     var isPlainFetch: Bool {
-        let method = self.method.uppercased()
+        let method = sentMethod
         return body == nil && (method == "GET" || method == "HEAD")
+    }
+
+    /// ``method`` in upper case, as it is sent: the same string, not a copy, when it already
+    /// is (every request but a hand-typed `-X get`; this is read several times per request).
+    var sentMethod: String { Self.uppercased(method: method) }
+
+    /// `method.uppercased()`, without the copy when nothing changes.
+    static func uppercased(method: String) -> String {
+        let isUpper = method.utf8.allSatisfy { $0 < 0x80 && !($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) }
+        return isUpper ? method : method.uppercased()
     }
 
     /// Parses `string` as an absolute URL. Returns nil when it is not one.

@@ -51,7 +51,7 @@ struct TaskAttempts: Sendable {
     /// GET, HEAD, OPTIONS, TRACE, PUT and DELETE (RFC 9110 §9.2.2): sending one twice has the
     /// effect of sending it once.
     static func isIdempotent(_ method: String) -> Bool {
-        ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"].contains(method.uppercased())
+        ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"].contains(Request.uppercased(method: method))
     }
 
     /// True when a transient failure of the current attempt would be retried.

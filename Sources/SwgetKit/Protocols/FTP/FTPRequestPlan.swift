@@ -40,7 +40,7 @@ struct FTPRequestPlan: Equatable, Sendable {
         } catch {
             throw SessionError.unsupportedURL.with(error.description)
         }
-        switch request.method.uppercased() {
+        switch request.sentMethod {
         case "GET":
             job = path.isDirectory || path.typeCode == "d" ? .list(path) : .retrieve(path)
         case "HEAD":
