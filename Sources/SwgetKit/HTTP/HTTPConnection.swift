@@ -242,14 +242,8 @@ final class HTTPConnection: Sendable {
         cancelIdleClose()
         let promise = channel.eventLoop.makePromise(of: ReceivedHead.self)
         let handler = self.handler
-        // A transfer runs on its connection's loop (``Session/taskExecutors``): the request is
-        // written at once, not queued for the loop's next turn.
-        if channel.eventLoop.inEventLoop {
+        channel.eventLoop.execute {
             handler.value.send(head, body: body, expectContinue: expectContinue, progress: progress, promise: promise)
-        } else {
-            channel.eventLoop.execute {
-                handler.value.send(head, body: body, expectContinue: expectContinue, progress: progress, promise: promise)
-            }
         }
         var pump: Task<Void, Never>?
         if case .stream(let slot, _) = body {
@@ -309,11 +303,7 @@ final class HTTPConnection: Sendable {
     func streamBody(_ spec: SinkSpec, _ handle: (BodyEvent) async -> Void) async {
         let (stream, continuation) = AsyncStream.makeStream(of: BodyEvent.self)
         let handler = self.handler
-        if channel.eventLoop.inEventLoop {
-            handler.value.receiveBody(spec, events: continuation)
-        } else {
-            channel.eventLoop.execute { handler.value.receiveBody(spec, events: continuation) }
-        }
+        channel.eventLoop.execute { handler.value.receiveBody(spec, events: continuation) }
         var ended = false
         for await event in stream {
             if case .end = event { ended = true }
