@@ -252,7 +252,7 @@ struct Batch: Sendable {
             reporter.reportFailure(url: url, message: message, exitCode: 128 + signal)
             return Outcome(status: .generic, task: task, message: message)
         }
-        if let refusal = reporter.refusal(for: task) {
+        if let refusal = reporter.takeRefusal(for: task) {
             reporter.reportFailure(url: url, message: refusal, exitCode: ExitStatus.generic.rawValue)
             return Outcome(status: .generic, task: task, message: refusal)
         }
@@ -279,8 +279,9 @@ struct Batch: Sendable {
         let error = await task.outcome()
         let url = request.url.absoluteString
         if let error {
-            let status = reporter.refusal(for: task) == nil ? ExitStatus(error) : .generic
-            let message = reporter.refusal(for: task) ?? error.message
+            let refusal = reporter.takeRefusal(for: task)
+            let status = refusal == nil ? ExitStatus(error) : .generic
+            let message = refusal ?? error.message
             reporter.reportFailure(url: url, message: message, exitCode: status.rawValue)
             return Outcome(status: status, task: task, message: message)
         }

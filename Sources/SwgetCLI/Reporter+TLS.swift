@@ -14,9 +14,11 @@ extension Reporter {
         say("swget: warning: \(DisplayText.sanitize(text))")
     }
 
-    /// Why `task` failed when `--https-only` refused one of its redirects; nil otherwise.
-    func refusal(for task: SessionTask) -> String? {
-        refusedRedirects.withLock { $0.contains(task.taskIdentifier) } ? "redirect to http:// " + Self.httpsOnlyRefusal : nil
+    /// Why `task` failed when `--https-only` refused one of its redirects; nil otherwise. Read
+    /// once, when the task's outcome is reported, and forgotten then: a batch keeps no entry
+    /// per refused URL.
+    func takeRefusal(for task: SessionTask) -> String? {
+        refusedRedirects.withLock { $0.remove(task.taskIdentifier) != nil } ? "redirect to http:// " + Self.httpsOnlyRefusal : nil
     }
 
     /// `-S`: the negotiated protocol and the server's certificate, every server-given text

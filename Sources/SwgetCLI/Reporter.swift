@@ -275,6 +275,8 @@ final class Reporter: ImmediateEventDelegate {
 
     /// How many transfers' progress is held now (for tests: none once every task ended).
     var heldTransfers: Int { transfers.withLock { $0.count } + uploads.withLock { $0.count } }
+    /// Refused redirects not yet reported (ReporterBookkeepingTests).
+    var heldRefusals: Int { refusedRedirects.withLock { $0.count } }
 
     /// `-q` with no progress indicator: nothing an event says is shown (lines, bars, dots, JSON),
     /// so the session neither makes nor delivers any (the decisions still come), and no

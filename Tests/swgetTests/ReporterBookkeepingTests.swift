@@ -33,4 +33,23 @@ struct ReporterBookkeepingTests {
         #expect(outcomes.count == 5 && outcomes.allSatisfy { $0 == nil })
         #expect(reporter.heldTransfers == 0)
     }
+
+    /// `--https-only` remembers a refused redirect until the task's failure is reported.
+    @Test func aRefusedRedirectIsForgottenOnceReported() async throws {
+        var options = Reporter.Options()
+        options.httpsOnly = true
+        let reporter = Reporter(options: options)
+        let session = Session(delegate: reporter, threading: .eventLoop)
+        let original = try #require(Request(string: "https://example.invalid/a"))
+        let target = try #require(Request(string: "http://example.invalid/b"))
+        let task = session.dataTask(with: original)
+        let redirect = Response(url: original.url, statusCode: 301, headers: ["Location": "http://example.invalid/b"],
+                                expectedContentLength: nil)
+        #expect(await reporter.task(task, willPerformRedirection: redirect, newRequest: target) == .refuse)
+        #expect(await reporter.task(task, didReceive: redirect) == .cancel)
+        #expect(reporter.heldRefusals == 1)
+        #expect(reporter.takeRefusal(for: task) == "redirect to http:// " + Reporter.httpsOnlyRefusal)
+        #expect(reporter.takeRefusal(for: task) == nil)
+        #expect(reporter.heldRefusals == 0)
+    }
 }

@@ -57,17 +57,18 @@ struct ResponseFraming: Equatable, Sendable {
     private static func body(requestMethod: String, status: Int, headers: HeaderFields) throws(Violation) -> Body {
         if requestMethod.caseInsensitiveEquals("HEAD") { return .none }
         if (100..<200).contains(status) || status == 204 || status == 304 { return .none }
-        let transferCodings = headers.values(for: "Transfer-Encoding")
-            .flatMap { $0.commaSeparated() }
-            .map { $0.trimmingOWS.lowercased() }
-        if let last = transferCodings.last {
-            // chunked must be the final coding; otherwise the body runs until close.
-            return last == "chunked" ? .chunked : .untilClose
+        if headers.contains("Transfer-Encoding") {
+            let transferCodings = headers.values(for: "Transfer-Encoding")
+                .flatMap { $0.commaSeparated() }
+                .map { $0.trimmingOWS.lowercased() }
+            if let last = transferCodings.last {
+                // chunked must be the final coding; otherwise the body runs until close.
+                return last == "chunked" ? .chunked : .untilClose
+            }
         }
-        let values = headers.values(for: "Content-Length")
-        // The common case, one field of digits, read in place.
-        if values.count == 1, let n = plainLength(values[0]) { return .length(n) }
-        let lengths = values
+        // The common case, one field of digits, read in place (no arrays made).
+        if let value = headers.soleValue(for: "Content-Length"), let n = plainLength(value) { return .length(n) }
+        let lengths = headers.values(for: "Content-Length")
             .flatMap { $0.commaSeparated(omittingEmpty: false) }
             .map { $0.trimmingOWS }
         if let first = lengths.first {

@@ -31,6 +31,12 @@ public struct HeaderFields: Sendable, Equatable, Sequence, ExpressibleByDictiona
         index(named: name, from: 0).map { fields[$0].value }
     }
 
+    /// The value of the one field named `name`; nil when there is none or more than one.
+    func soleValue(for name: String) -> String? {
+        guard let first = index(named: name, from: 0), index(named: name, from: first + 1) == nil else { return nil }
+        return fields[first].value
+    }
+
     /// Every value for `name`, in order.
     public func values(for name: String) -> [String] {
         var values: [String] = []
