@@ -23,10 +23,16 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
 /// a loop's thread drives its connection without crossing threads; another loop's idle
 /// connection still comes before a new one.
 ///
+/// A connection handed straight to a waiter goes to the oldest waiter on the connection's loop,
+/// so that the two threads do not share the transfer; a waiter is passed over that way at
+/// most ``maxOvertakes`` times, then served whatever the loop. (With 16 downloads on two loops
+/// sharing 6 connections, first-come handovers put one transfer in five across threads.)
+///
 /// Invariants, per key: `open` counts connections leased, being connected and idle
 /// (`idle.count <= open <= limit`); a waiter exists only while `open == limit` and nothing is
-/// idle; a released slot goes to the oldest waiter first (as an idle connection to reuse, or as
-/// the right to connect).
+/// idle; a released slot goes to the oldest waiter first (as the right to connect), a released
+/// connection to the oldest waiter on its loop unless an older one was passed over
+/// ``maxOvertakes`` times.
 struct ConnectionPoolStateMachine {
     typealias ConnectionID = Int
     typealias WaiterID = Int
@@ -64,12 +70,37 @@ struct ConnectionPoolStateMachine {
         let loop: Loop?
     }
 
+    private struct Waiter {
+        let id: WaiterID
+        let loop: Loop?
+        /// Times a younger waiter on a connection's loop was served first.
+        var overtaken = 0
+    }
+
     private struct PerKey {
         var idle: [Idle] = []
         var open = 0
-        var waiters: [WaiterID] = []
+        var waiters: [Waiter] = []
         var isEmpty: Bool { idle.isEmpty && open == 0 && waiters.isEmpty }
+
+        /// The oldest waiter, for a slot (whoever gets it connects on its own loop).
+        mutating func removeOldestWaiter() -> WaiterID { waiters.removeFirst().id }
+
+        /// The waiter a connection on `loop` goes to: the oldest on that loop, unless an older
+        /// one was overtaken ``maxOvertakes`` times already (then that one); the oldest when no
+        /// waiter is on `loop`. Those passed over count one more overtaking.
+        mutating func removeWaiter(for loop: Loop?) -> WaiterID {
+            var chosen = 0
+            if let loop {
+                chosen = waiters.firstIndex { $0.loop == loop || $0.overtaken >= maxOvertakes } ?? 0
+            }
+            for index in 0..<chosen { waiters[index].overtaken += 1 }
+            return waiters.remove(at: chosen).id
+        }
     }
+
+    /// How many times a waiter may be passed over for a younger one on a connection's loop.
+    static let maxOvertakes = 3
 
     let limit: Int
     private var keys: [PoolKey: PerKey] = [:]
@@ -92,7 +123,7 @@ struct ConnectionPoolStateMachine {
             entry.open += 1
             return .grant(.connect)
         }
-        entry.waiters.append(waiter)
+        entry.waiters.append(Waiter(id: waiter, loop: loop))
         return .wait
     }
 
@@ -107,12 +138,12 @@ struct ConnectionPoolStateMachine {
         var entry = keys[key, default: PerKey()]
         defer { store(entry, at: key) }
         if reusable, !isShutDown, let connection {
-            if !entry.waiters.isEmpty { return .handOver(connection, to: entry.waiters.removeFirst()) }
+            if !entry.waiters.isEmpty { return .handOver(connection, to: entry.removeWaiter(for: loop)) }
             entry.idle.append(Idle(id: connection, loop: loop))
             return .park(connection)
         }
         if !isShutDown, !entry.waiters.isEmpty {
-            return .close(connection, wake: entry.waiters.removeFirst())  // the slot passes on
+            return .close(connection, wake: entry.removeOldestWaiter())  // the slot passes on
         }
         entry.open = max(0, entry.open - 1)
         return .close(connection, wake: nil)
@@ -123,7 +154,7 @@ struct ConnectionPoolStateMachine {
         guard var entry = keys[key], let index = entry.idle.firstIndex(where: { $0.id == connection }) else { return nil }
         entry.idle.remove(at: index)
         defer { store(entry, at: key) }
-        if !entry.waiters.isEmpty { return entry.waiters.removeFirst() }  // it may connect
+        if !entry.waiters.isEmpty { return entry.removeOldestWaiter() }  // it may connect
         entry.open = max(0, entry.open - 1)
         return nil
     }
@@ -142,7 +173,7 @@ struct ConnectionPoolStateMachine {
 
     /// A waiting task gave up (cancelled); false when it had already been granted.
     mutating func cancelWaiter(_ key: PoolKey, waiter: WaiterID) -> Bool {
-        guard var entry = keys[key], let index = entry.waiters.firstIndex(of: waiter) else { return false }
+        guard var entry = keys[key], let index = entry.waiters.firstIndex(where: { $0.id == waiter }) else { return false }
         entry.waiters.remove(at: index)
         store(entry, at: key)
         return true
@@ -152,7 +183,7 @@ struct ConnectionPoolStateMachine {
     mutating func shutdown() -> (idle: [ConnectionID], waiters: [WaiterID]) {
         isShutDown = true
         let idle = keys.values.flatMap { $0.idle.map(\.id) }
-        let waiters = keys.values.flatMap(\.waiters)
+        let waiters = keys.values.flatMap { $0.waiters.map(\.id) }
         for (key, var entry) in keys {
             entry.open -= entry.idle.count
             entry.idle = []
@@ -167,7 +198,7 @@ struct ConnectionPoolStateMachine {
     /// Idle connections to `key`, oldest first.
     func idleConnections(_ key: PoolKey) -> [ConnectionID] { keys[key]?.idle.map(\.id) ?? [] }
     /// Waiters for `key`, in order.
-    func waiters(_ key: PoolKey) -> [WaiterID] { keys[key]?.waiters ?? [] }
+    func waiters(_ key: PoolKey) -> [WaiterID] { keys[key]?.waiters.map(\.id) ?? [] }
 
     private mutating func store(_ entry: PerKey, at key: PoolKey) {
         keys[key] = entry.isEmpty ? nil : entry
