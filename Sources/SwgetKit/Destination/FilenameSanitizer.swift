@@ -43,25 +43,23 @@ public enum FilenameSanitizer {
     static func plainName(_ name: String) -> String? {
         // Over the bytes in place: walking `utf8` checked an index per byte (every download's
         // name comes here).
-        let plain = name.withBytes { bytes -> Bool in
+        // nil: not plain; else the offset of the last dot, if any (a reserved suffix starts there).
+        let scan = name.withBytes { bytes -> Int?? in
             guard let first = bytes.first, let last = bytes.last, bytes.count <= maxNameBytes,
-                  first != UInt8(ascii: "."), first != UInt8(ascii: " "), last != UInt8(ascii: " ") else { return false }
+                  first != UInt8(ascii: "."), first != UInt8(ascii: " "), last != UInt8(ascii: " ") else { return nil }
             var lastDot: Int?
             for index in 0..<bytes.count {
                 let byte = bytes[index]
-                if byte < 0x20 || byte > 0x7E || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\") { return false }
+                if byte < 0x20 || byte > 0x7E || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\") { return nil }
                 if byte == UInt8(ascii: ".") { lastDot = index }
             }
-            // A reserved suffix starts at the last dot; all are ASCII.
-            guard let lastDot else { return true }
-            let suffix = UnsafeBufferPointer(rebasing: bytes[lastDot...])
-            return !reservedSuffixes.contains { reserved in
-                reserved.withBytes { reserved in
-                    reserved.count == suffix.count && zip(reserved, suffix).allSatisfy { $0 | 0x20 == $1 | 0x20 }
-                }
-            }
+            return .some(lastDot)
         }
-        return plain ? name : nil
+        guard let lastDot = scan else { return nil }
+        guard let lastDot else { return name }
+        let suffix = String(name.utf8.dropFirst(lastDot)) ?? ""
+        for reserved in reservedSuffixes where suffix.caseInsensitiveEquals(reserved) { return nil }
+        return name
     }
 
     /// Holds a name made by a caller's ``FileNameTransform`` to one path component, trusting the

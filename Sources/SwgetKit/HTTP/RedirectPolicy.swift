@@ -30,7 +30,7 @@ enum RedirectPolicy {
             throw SessionError.badRedirect.with("refusing to follow a redirect to '\(url.absoluteString.prefix(200))'")
         }
         var next = HopTarget(url: url, method: target.method, sendsBody: target.sendsBody)
-        let method = target.method.uppercased()
+        let method = Request.uppercased(method: target.method)
         if (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST") {
             next.method = "GET"
             next.sendsBody = false
