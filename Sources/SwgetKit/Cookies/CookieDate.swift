@@ -70,24 +70,15 @@ public enum CookieDate {
 
     /// Step 6: the UTC date of `parts`, or nil when that day does not exist.
     static func date(_ parts: Components) -> Date? {
-        guard parts.day <= daysInMonth(parts.month, year: parts.year) else { return nil }
-        let days = daysFromEpoch(year: parts.year, month: parts.month, day: parts.day)
+        guard parts.day <= CivilCalendar.daysInMonth(parts.month, year: parts.year) else { return nil }
+        let days = CivilCalendar.daysFromEpoch(year: parts.year, month: parts.month, day: parts.day)
         let seconds = days * 86_400 + Int64(parts.hour * 3600 + parts.minute * 60 + parts.second)
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 
     /// `date` as an IMF-fixdate (`Wed, 09 Jun 2021 10:18:14 GMT`, RFC 9110 §5.6.7), the form servers
     /// should send and logs show; seconds are truncated. Years outside 1–9999 are clamped.
-    public static func format(_ date: Date) -> String {
-        let clamped = min(max(date.timeIntervalSince1970, -62_135_596_800), 253_402_300_799)
-        let total = Int64(clamped.rounded(.down))
-        let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
-        let secondOfDay = Int(total - days * 86_400)
-        let (year, month, day) = civil(fromDays: days)
-        let weekday = Int(((days % 7) + 11) % 7)  // 1970-01-01 was a Thursday (index 4 from Sunday)
-        return "\(weekdayNames[weekday]), \(pad(day, 2)) \(monthNames[month - 1]) \(pad(year, 4)) "
-            + "\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)) GMT"
-    }
+    public static func format(_ date: Date) -> String { CivilCalendar.imfFixdate(date) }
 
     // MARK: - The grammar of §5.1.1
 
@@ -148,48 +139,4 @@ public enum CookieDate {
 
     private static let monthPrefixes: [[UInt8]] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep",
                                                    "oct", "nov", "dec"].map { Array($0.utf8) }
-    private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-    private static let weekdayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-
-    // MARK: - Proleptic Gregorian calendar arithmetic (UTC)
-
-    static func isLeapYear(_ year: Int) -> Bool { (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 }
-
-    static func daysInMonth(_ month: Int, year: Int) -> Int {
-        switch month {
-        case 2: isLeapYear(year) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Days from 1970-01-01 to the given date (negative before it); Howard Hinnant's days_from_civil.
-    static func daysFromEpoch(year: Int, month: Int, day: Int) -> Int64 {
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let m = Int64(month)
-        let dayOfYear = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The inverse of `daysFromEpoch`: (year, month, day).
-    static func civil(fromDays days: Int64) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (Int(year), Int(month), Int(day))
-    }
-
-    private static func pad(_ value: Int, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
-    }
 }

@@ -22,7 +22,7 @@ struct FTPTimestamp: Hashable, Sendable, Comparable, CustomStringConvertible {
 
     /// A checked timestamp; nil when a field is out of range.
     init?(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, fraction: String = "") {
-        guard (1000...9999).contains(year), (1...12).contains(month), (1...Self.days(inMonth: month, year: year)).contains(day),
+        guard (1000...9999).contains(year), (1...12).contains(month), (1...CivilCalendar.daysInMonth(month, year: year)).contains(day),
               (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second),
               fraction.utf8.count <= 9, fraction.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
         self.year = year
@@ -56,18 +56,14 @@ struct FTPTimestamp: Hashable, Sendable, Comparable, CustomStringConvertible {
     init?(secondsSince1970 seconds: Int64) {
         // Years 1000...9999 lie well within ±4e11 seconds; beyond, the arithmetic could overflow.
         guard seconds > -400_000_000_000, seconds < 400_000_000_000 else { return nil }
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let rest = Int(seconds - days * 86_400)
-        let (year, month, day) = Self.civil(fromDays: days)
+        let (days, rest) = CivilCalendar.split(seconds)
+        let (year, month, day) = CivilCalendar.civil(fromDays: days)
         self.init(year: year, month: month, day: day, hour: rest / 3600, minute: rest % 3600 / 60, second: rest % 60)
     }
 
     /// "YYYYMMDDHHMMSS", with ".fraction" when there was one: what MDTM would have said.
     var timeVal: String {
-        func pad(_ value: Int, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
+        let pad = CivilCalendar.pad
         let base = pad(year, 4) + pad(month, 2) + pad(day, 2) + pad(hour, 2) + pad(minute, 2) + pad(second, 2)
         return fraction.isEmpty ? base : base + "." + fraction
     }
@@ -76,7 +72,7 @@ struct FTPTimestamp: Hashable, Sendable, Comparable, CustomStringConvertible {
 
     /// Seconds since 1970-01-01T00:00:00Z (a leap second counts as the next minute's first).
     var secondsSince1970: Int64 {
-        Self.days(year: year, month: month, day: day) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+        CivilCalendar.daysFromEpoch(year: year, month: month, day: day) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
     }
 
     /// True when both name the same second (fractions ignored): how a resume compares MDTM values.
@@ -87,39 +83,5 @@ struct FTPTimestamp: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// Ordered by the second, then by the fraction's digits.
     static func < (lhs: FTPTimestamp, rhs: FTPTimestamp) -> Bool {
         (lhs.secondsSince1970, lhs.fraction) < (rhs.secondsSince1970, rhs.fraction)
-    }
-
-    /// Days in `month` of `year` (Gregorian leap years).
-    static func days(inMonth month: Int, year: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
-    private static func days(year: Int, month: Int, day: Int) -> Int64 {
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let m = Int64(month)
-        let dayOfYear = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The inverse of `days(year:month:day:)` (Howard Hinnant's civil_from_days).
-    private static func civil(fromDays days: Int64) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (Int(year), Int(month), Int(day))
     }
 }

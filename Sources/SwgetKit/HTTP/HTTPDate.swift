@@ -32,7 +32,7 @@ enum HTTPDate {
                       (1...31).contains(day), (0...23).contains(h), (0...59).contains(m), (0...60).contains(s),
                       // Four digits, as the grammar says: a longer year overflowed the day count (a crash).
                       (1...9999).contains(year) else { return nil }
-                let days = CookieDate.daysFromEpoch(year: year, month: month + 1, day: day)  // month is 0-based here
+                let days = CivilCalendar.daysFromEpoch(year: year, month: month + 1, day: day)  // month is 0-based here
                 return Date(timeIntervalSince1970: TimeInterval(days * 86400 + Int64(h * 3600 + m * 60 + s)))
             }
         }
@@ -88,23 +88,5 @@ enum HTTPDate {
     }
 
     /// `date` as an IMF-fixdate (whole seconds, rounded down), for `If-Modified-Since`.
-    static func format(_ date: Date) -> String {
-        let seconds = Int64(max(min(date.timeIntervalSince1970.rounded(.down), 253_402_300_799), 0))
-        let days = seconds / 86400, rest = seconds % 86400
-        // Civil date from days (Howard Hinnant's algorithm).
-        let z = days + 719468
-        let era = z / 146097
-        let doe = z - era * 146097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        let weekday = Int((days + 4) % 7)  // 1970-01-01 was a Thursday
-        let names = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(names[weekday]), \(two(day)) \(months[Int(month) - 1]) \(year) \(two(rest / 3600)):\(two(rest % 3600 / 60)):\(two(rest % 60)) GMT"
-    }
+    static func format(_ date: Date) -> String { CivilCalendar.imfFixdate(date) }
 }

@@ -103,9 +103,9 @@ struct CookieDateTests {
 
     @Test func civilArithmeticAgreesWithCalendar() {
         for days in stride(from: Int64(-150_000), through: 3_000_000, by: 997) {
-            let (y, m, d) = CookieDate.civil(fromDays: days)
-            #expect(CookieDate.daysFromEpoch(year: y, month: m, day: d) == days)
-            #expect((1...12).contains(m) && d >= 1 && d <= CookieDate.daysInMonth(m, year: y))
+            let (y, m, d) = CivilCalendar.civil(fromDays: days)
+            #expect(CivilCalendar.daysFromEpoch(year: y, month: m, day: d) == days)
+            #expect((1...12).contains(m) && d >= 1 && d <= CivilCalendar.daysInMonth(m, year: y))
         }
     }
 
