@@ -315,6 +315,35 @@ import Testing
         #expect(contents(dir + "/c-3.txt") == "new")
     }
 
+    /// With the session's reading of the directory, a part it found is passed over as before,
+    /// a name it found no part for is taken without a lookup, and once the session makes a
+    /// part file every name is looked up again (a part made after the reading is seen).
+    @Test func theSessionsReadingOfTheDirectoryStandsInForThePartLookup() throws {
+        create(dir + "/k.txt.part", "someone's part")
+        let index = ResumeStateIndex()
+        _ = index.claim(in: dir, originalURL: { "http://h/k.txt" }, identifier: "s", invalid: { _ in })
+        func reserved(_ name: String) throws -> UnnamedFile {
+            guard case .file(let file) = try UnnamedFile.create(directory: dir, name: name, policy: .unique, knownParts: index) else {
+                Issue.record("no unnamed file for \(name)")
+                throw DestinationError(.create, path: name, errno: EINVAL)
+            }
+            return file
+        }
+        #expect(try reserved("k.txt").finalPath == dir + "/k-1.txt", "a part that was there is passed over")
+        // A part the reading never saw: taken on the reading's word while no part was made here...
+        create(dir + "/m.txt.part", "appeared after the reading")
+        #expect(try reserved("m.txt").finalPath == dir + "/m.txt")
+        // ...and looked up once this session has made a part file.
+        index.notePartFile()
+        #expect(try reserved("m.txt").finalPath == dir + "/m-1.txt")
+        // Whatever the reading said, the link never replaces a file.
+        let file = try reserved("n.txt")
+        create(dir + "/n.txt", "raced")
+        write(file.fileDescriptor, "new")
+        #expect(try file.publish() == dir + "/n-1.txt")
+        #expect(contents(dir + "/n.txt") == "raced")
+    }
+
     @Test func noClobberSkipsAnExistingNameAndNeverReplacesOne() throws {
         create(dir + "/d.txt", "mine")
         guard case .skipped(let path) = try UnnamedFile.create(directory: dir, name: "d.txt", policy: .noClobber) else {

@@ -10,9 +10,10 @@ import Testing
 import SwgetTestSupport
 @testable import SwgetKit
 
-/// A process killed between writing a state's temporary file and renaming it leaves the
-/// temporary file behind; the next scan of the directory removes it, and only it.
-@Suite("Resume store: temporary files of killed writers")
+/// What a scan of a directory finds and removes. A process killed between writing a state's
+/// temporary file and renaming it leaves the temporary file behind; the next scan of the
+/// directory removes it, and only it. The scan also lists the part files.
+@Suite("Resume store: directory scans")
 struct ResumeStoreTests {
     /// Creates `name` in `dir` with a modification time `age` seconds ago; returns its descriptor
     /// (open, for a test that holds its lock) .
@@ -43,6 +44,27 @@ struct ResumeStoreTests {
         #expect(ResumeStore.all(in: dir).isEmpty)
         #expect(entries(dir) == [".swget-state-adir01", ".swget-state-fresh1", ".swget-state-link01", ".swget-state-live01",
                                  "other.txt"])
+    }
+
+    /// The scan that finds the states also lists the part files; the index answers "absent"
+    /// for a part only in a directory it read, and only until the session makes a part file.
+    @Test func theIndexKnowsWhichPartsADirectoryHeld() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        close(try temporary(dir, "a.bin.part", age: 0))
+        close(try temporary(dir, "b.bin", age: 0))
+        close(try temporary(dir, ".hidden.part", age: 0))
+        #expect(ResumeStore.scan(dir).partNames == ["a.bin.part", ".hidden.part"])
+        #expect(ResumeStore.scan(dir + "/missing").partNames == [], "a directory that is not there holds no part")
+
+        let index = ResumeStateIndex()
+        #expect(!index.knowsAbsent(partName: "b.bin.part", in: dir), "not read yet: look it up")
+        #expect(index.claim(in: dir, originalURL: { "http://h/b.bin" }, identifier: "s", invalid: { _ in }) == nil)
+        #expect(index.knowsAbsent(partName: "b.bin.part", in: dir))
+        #expect(!index.knowsAbsent(partName: "a.bin.part", in: dir))
+        #expect(!index.knowsAbsent(partName: "b.bin.part", in: dir + "/other"))
+        index.notePartFile()
+        #expect(!index.knowsAbsent(partName: "b.bin.part", in: dir), "a part made since: look it up")
     }
 
     @Test func aSavedStateLeavesNoTemporaryFile() throws {

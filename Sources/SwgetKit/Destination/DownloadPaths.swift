@@ -57,7 +57,9 @@ struct DownloadPaths: Equatable, Sendable {
     var base: String { FilenameSanitizer.truncated(name, maxBytes: Self.maxBaseBytes) }
 
     var finalPath: String { Self.join(directory, name) }
-    var partPath: String { Self.join(directory, base + Self.partSuffix) }
+    var partPath: String { Self.join(directory, partName) }
+    /// `NAME.part` without the directory.
+    var partName: String { base + Self.partSuffix }
     var statePath: String { Self.join(directory, base + Self.stateSuffix) }
 
     /// The same layout for another final name in the same directory (a unique-name candidate).

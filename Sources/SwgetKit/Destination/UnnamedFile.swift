@@ -52,8 +52,11 @@ final class UnnamedFile: Sendable {
         case unsupported
     }
 
-    /// Opens an unnamed file in `directory` (created when missing) for `name`.
-    static func create(directory: String, name: String, policy: DestinationFile.Policy) throws(DestinationError) -> Reservation {
+    /// Opens an unnamed file in `directory` (created when missing) for `name`. `knownParts`,
+    /// the session's reading of the directory, spares the lookup of `NAME.part` when it knows
+    /// there is none.
+    static func create(directory: String, name: String, policy: DestinationFile.Policy,
+                       knownParts: ResumeStateIndex? = nil) throws(DestinationError) -> Reservation {
         guard policy != .overwrite, linkThroughProc else { return .unsupported }
         let (dir, base) = try DestinationFile.split(directory: directory, name: name)
         let seed = FilenameSanitizer.truncated(base, maxBytes: DestinationFile.maxBaseBytes)
@@ -65,7 +68,7 @@ final class UnnamedFile: Sendable {
             if DestinationFile.exists(finalPath) { return .skipped(finalPath) }
             attempt = 0
         } else {
-            guard let free = try firstFreeName(dir, seed, from: 0) else {
+            guard let free = try firstFreeName(dir, seed, from: 0, knownParts: knownParts) else {
                 throw DestinationError(.create, path: DownloadPaths.join(dir, seed), errno: EEXIST)
             }
             (attempt, finalPath) = free
@@ -152,14 +155,17 @@ final class UnnamedFile: Sendable {
     /// The first candidate from `attempt` on whose `NAME.part` is free. Its `NAME` is not
     /// looked up: the link fails with EEXIST when `NAME` is taken, and ``publish()`` goes on
     /// from the next candidate. (One path lookup per file fewer; the name is announced only
-    /// once linked, so a guess that turns out taken is never shown.)
-    private static func firstFreeName(_ directory: String, _ seed: String, from attempt: Int) throws(DestinationError) -> (Int, String)? {
+    /// once linked, so a guess that turns out taken is never shown.) `NAME.part` is not looked
+    /// up either when `knownParts` knows it is absent.
+    private static func firstFreeName(_ directory: String, _ seed: String, from attempt: Int,
+                                      knownParts: ResumeStateIndex? = nil) throws(DestinationError) -> (Int, String)? {
         for attempt in attempt..<DestinationFile.maxAttempts {
             let name = UniqueName.candidate(seed, attempt: attempt, maxBytes: DestinationFile.maxBaseBytes)
             guard let paths = DownloadPaths(directory: directory, name: name) else {
                 throw DestinationError(.create, path: DownloadPaths.join(directory, name), errno: EINVAL)
             }
-            if !DestinationFile.exists(paths.partPath) {
+            if knownParts?.knowsAbsent(partName: paths.partName, in: directory) == true
+                || !DestinationFile.exists(paths.partPath) {
                 return (attempt, paths.finalPath)
             }
         }

@@ -87,6 +87,7 @@ extension DownloadTransfer {
             return nil
         }
         if target.partPath != source.partPath, ResumeStore.regularFileLength(source.partPath) != nil {
+            session.resumeStates.notePartFile()
             let code = DestinationFile.renameNoReplace(source.partPath, target.partPath)
             if code == EXDEV {
                 try copyFile(source.partPath, to: target.partPath)
@@ -204,6 +205,7 @@ extension DownloadTransfer {
             if let fd = try Self.openExistingSpecialFile(path) {
                 return .inPlace(fd: fd, path: path, continuesUserFile: false)
             }
+            session.resumeStates.notePartFile()
             guard let paths = DownloadPaths(finalPath: path),
                   let file = try DestinationFile.reserve(directory: paths.directory, name: paths.name, policy: .overwrite) else {
                 throw SessionError.fileIO.with("cannot create '\(path)'")
@@ -216,7 +218,7 @@ extension DownloadTransfer {
                 name = FilenameSanitizer.withoutReservedSuffix(BodyDecoding.decodedName(name))
             }
             if whole {
-                switch try UnnamedFile.create(directory: directory, name: name, policy: policy) {
+                switch try UnnamedFile.create(directory: directory, name: name, policy: policy, knownParts: session.resumeStates) {
                 case .file(let file):
                     return .unnamed(file)
                 case .skipped(let path):
@@ -226,6 +228,8 @@ extension DownloadTransfer {
                     break
                 }
             }
+            // Noted before the part exists, so that no small file takes its name meanwhile.
+            session.resumeStates.notePartFile()
             guard let file = try DestinationFile.reserve(directory: directory, name: name, policy: policy) else {
                 task.findings.withLockedValue { $0.skippedExistingFile = DownloadPaths.join(directory, name) }
                 return nil

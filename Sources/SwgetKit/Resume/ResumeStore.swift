@@ -105,18 +105,29 @@ enum ResumeStore {
     /// at least this old was left by a process killed between writing and renaming it.
     static let abandonedTemporaryAge: Int = 1
 
-    /// The state files in `directory` (one directory read) that name their owner. Temporary
-    /// state files that a killed process left behind are removed on the way.
-    static func all(in directory: String) -> [Found] {
-        guard let dir = opendir(directory.isEmpty ? "." : directory) else { return [] }
+    /// The state files in `directory` that name their owner. Temporary state files that a
+    /// killed process left behind are removed on the way.
+    static func all(in directory: String) -> [Found] { scan(directory).states }
+
+    /// What one read of `directory` found: the state files that name their owner, and the
+    /// names of the part files (nil when there were more than ``maxListedParts`` or the
+    /// directory could not be read; none when it does not exist). Temporary state files that
+    /// a killed process left behind are removed on the way.
+    static func scan(_ directory: String) -> (states: [Found], partNames: Set<String>?) {
+        guard let dir = opendir(directory.isEmpty ? "." : directory) else { return ([], errno == ENOENT ? [] : nil) }
         defer { closedir(dir) }
         var found: [Found] = []
+        var partNames: Set<String>? = []
         while let entry = readdir(dir) {
             let name = withUnsafePointer(to: entry.pointee.d_name) {
                 $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
             }
             if name.hasPrefix(temporaryPrefix) {
                 removeIfAbandoned(DownloadPaths.join(directory, name))
+                continue
+            }
+            if name.hasSuffix(DownloadPaths.partSuffix) {
+                if let count = partNames?.count, count < maxListedParts { partNames?.insert(name) } else { partNames = nil }
                 continue
             }
             guard name.hasSuffix(DownloadPaths.stateSuffix), !name.hasPrefix("."), found.count < 100_000,
@@ -127,8 +138,11 @@ enum ResumeStore {
                 found.append(Found(name: name, originalURL: owner.originalURL, sessionIdentifier: owner.sessionIdentifier, data: nil))
             }
         }
-        return found
+        return (found, partNames)
     }
+
+    /// The most part-file names a scan remembers; a directory with more is looked up name by name.
+    static let maxListedParts = 100_000
 
     /// Removes the temporary state file at `path` if its writer is gone: a regular file that
     /// nobody holds the lock of, not modified for ``abandonedTemporaryAge`` seconds.
@@ -174,29 +188,48 @@ enum ResumeStore {
     }
 }
 
-/// The state files a session found on disk, read once per directory: a batch of a thousand
-/// downloads into one directory reads it once, not a thousand times. A state is handed to at
-/// most one task; states this session writes later belong to tasks that already hold them.
+/// What a session found on disk, read once per directory: the resume states, and which part
+/// files were there. A batch of a thousand downloads into one directory reads it once, not a
+/// thousand times. A state is handed to at most one task; states this session writes later
+/// belong to tasks that already hold them.
+///
+/// The part-file names spare a small file's download its lookup of `NAME.part` (a name whose
+/// part exists is passed over, ``UnnamedFile``): the lookup of a name that is not there was a
+/// sixth of the file-system time of a batch of small files. They answer only while this
+/// session has made no part file anywhere (``notePartFile()``); after that every name is
+/// looked up again. A part another process makes later is not seen, exactly as it would not
+/// be a moment after a lookup: the link never replaces a file, and a rename of that part
+/// takes the next free name.
 final class ResumeStateIndex: Sendable {
-    private let directories = NIOLockedValueBox<[String: [ResumeStore.Found]]>([:])
+    private struct Listing {
+        var states: [ResumeStore.Found]
+        let partNames: Set<String>?
+    }
+
+    private struct Contents {
+        var directories: [String: Listing] = [:]
+        var madePartFile = false
+    }
+
+    private let contents = NIOLockedValueBox(Contents())
 
     /// Takes the state in `directory` that continues `originalURL` for `identifier`, with the
     /// paths its file name derives. `invalid` hears about states that fail validation, or that
     /// name this download but cannot be read.
     func claim(in directory: String, originalURL: () -> String, identifier: String,
                invalid: (String) -> Void) -> (DownloadPaths, ResumeData)? {
-        let candidates = directories.withLockedValue { directories -> [ResumeStore.Found] in
-            let found = directories[directory] ?? {
-                let read = ResumeStore.all(in: directory)
-                directories[directory] = read
-                return read
+        let candidates = contents.withLockedValue { contents -> [ResumeStore.Found] in
+            let found = contents.directories[directory]?.states ?? {
+                let read = ResumeStore.scan(directory)
+                contents.directories[directory] = Listing(states: read.states, partNames: read.partNames)
+                return read.states
             }()
             // Most often the directory holds no state at all: one lookup, no URL made.
             guard !found.isEmpty else { return [] }
             let originalURL = originalURL()
             let mine = { (found: ResumeStore.Found) in found.originalURL == originalURL && found.sessionIdentifier == identifier }
-            let matching = directories[directory]?.filter(mine) ?? []
-            directories[directory]?.removeAll(where: mine)
+            let matching = found.filter(mine)
+            contents.directories[directory]?.states.removeAll(where: mine)
             return matching
         }
         for found in candidates {
@@ -213,5 +246,20 @@ final class ResumeStateIndex: Sendable {
             if let valid = ResumeStore.validate(candidate.data, at: paths, invalid: invalid) { return (paths, valid) }
         }
         return nil
+    }
+
+    /// True when the part file `partName` in `directory` is known to be absent: the directory
+    /// was read, had no such part, and this session has made no part file since. False means
+    /// "look it up".
+    func knowsAbsent(partName: String, in directory: String) -> Bool {
+        contents.withLockedValue { contents in
+            guard !contents.madePartFile, let names = contents.directories[directory]?.partNames else { return false }
+            return !names.contains(partName)
+        }
+    }
+
+    /// This session made (or moved) a part file: from now on part names are looked up.
+    func notePartFile() {
+        contents.withLockedValue { $0.madePartFile = true }
     }
 }
