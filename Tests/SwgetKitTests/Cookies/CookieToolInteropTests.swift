@@ -133,43 +133,37 @@ final class EchoServer: @unchecked Sendable {
                 self.wfile.write(body)
             def log_message(self, *args):
                 pass
-        server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
-        print(server.server_address[1], flush=True)
+        server = http.server.HTTPServer(("127.0.0.1", int(sys.argv[2])), Handler)
         server.serve_forever()
         """
 
     let port: Int
-    private let process: Process
+    private let server: ForegroundServer
     private let home: String
 
+    /// Started like the suite's other real servers (posix_spawn in a process group of its own,
+    /// ready once the port accepts), never through Foundation's `Process`.
     init() throws {
-        home = NSTemporaryDirectory() + "swget-cookie-home-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", Self.script, Self.setCookies.joined(separator: "\n")]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while !line.contains(0x0A), line.count < 64 {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
+        guard let python = SwgetProcess.findExecutable("python3") else {
+            throw RealServerError("python3 is not installed (scripts/install-deps --test installs it)")
         }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            throw EchoServerError.noPort(String(decoding: line, as: UTF8.self))
+        var port = 0
+        server = try ForegroundServer.launch(name: "cookie-echo", binary: python) { _ in
+            port = try Nginx.freePort()
+            return .init(arguments: ["-c", Self.script, Self.setCookies.joined(separator: "\n"), String(port)], ports: [port])
         }
         self.port = port
+        do {
+            home = try makeTemporaryDirectory(prefix: "swget-cookie-home")
+        } catch {
+            server.stop()
+            throw error
+        }
     }
 
-    /// Stops the server with SIGKILL: a child started from a test thread inherits its blocked SIGTERM.
+    /// Stops the server's process group and removes the temporary home.
     func stop() {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        server.stop()
         try? FileManager.default.removeItem(atPath: home)
     }
 
@@ -201,12 +195,10 @@ final class EchoServer: @unchecked Sendable {
 }
 
 enum EchoServerError: Error, CustomStringConvertible {
-    case noPort(String)
     case failed(String, Int32, String)
 
     var description: String {
         switch self {
-        case .noPort(let output): "python3 http.server did not print its port (is python3 installed?): \(output)"
         case .failed(let command, let status, let stderr): "\(command) exited with \(status): \(stderr)"
         }
     }
