@@ -41,25 +41,23 @@ public enum FilenameSanitizer {
     /// ``maxNameBytes`` and has no reserved suffix, which ``sanitize(_:)`` returns unchanged; nil
     /// when the general rules must look at it.
     static func plainName(_ name: String) -> String? {
-        // Over the bytes in place: walking `utf8` checked an index per byte (every download's
-        // name comes here).
-        // nil: not plain; else the offset of the last dot, if any (a reserved suffix starts there).
-        let scan = name.withBytes { bytes -> Int?? in
+        // Over the bytes in place: walking `utf8` checked an index per byte, and cutting the
+        // suffix out as a substring cost more than the scan (every download's name comes here).
+        let plain = name.withBytes { bytes -> Bool in
             guard let first = bytes.first, let last = bytes.last, bytes.count <= maxNameBytes,
-                  first != UInt8(ascii: "."), first != UInt8(ascii: " "), last != UInt8(ascii: " ") else { return nil }
+                  first != UInt8(ascii: "."), first != UInt8(ascii: " "), last != UInt8(ascii: " ") else { return false }
             var lastDot: Int?
             for index in 0..<bytes.count {
                 let byte = bytes[index]
-                if byte < 0x20 || byte > 0x7E || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\") { return nil }
+                if byte < 0x20 || byte > 0x7E || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\") { return false }
                 if byte == UInt8(ascii: ".") { lastDot = index }
             }
-            return .some(lastDot)
+            // A reserved suffix starts at the last dot.
+            guard let lastDot else { return true }
+            let suffix = UnsafeBufferPointer(rebasing: bytes[lastDot...])
+            return !reservedSuffixes.contains { $0.withBytes { asciiCaseInsensitiveEquals(suffix, $0) } }
         }
-        guard let lastDot = scan else { return nil }
-        guard let lastDot else { return name }
-        let suffix = String(name.utf8.dropFirst(lastDot)) ?? ""
-        for reserved in reservedSuffixes where suffix.caseInsensitiveEquals(reserved) { return nil }
-        return name
+        return plain ? name : nil
     }
 
     /// Holds a name made by a caller's ``FileNameTransform`` to one path component, trusting the

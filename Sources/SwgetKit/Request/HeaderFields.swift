@@ -140,24 +140,6 @@ public struct HeaderFields: Sendable, Equatable, Sequence, ExpressibleByDictiona
 }
 
 extension String {
-    /// ASCII case-insensitive comparison (header names, schemes, tokens), without allocating.
-    func caseInsensitiveEquals(_ other: String) -> Bool {
-        guard utf8.count == other.utf8.count else { return false }
-        // Over the bytes in place (every header lookup of every request comes here); a `zip`
-        // of the two views was not optimised into a loop.
-        return withBytes { x in
-            other.withBytes { y in
-                for i in 0..<x.count where x[i] != y[i] {
-                    let lower = x[i] | 0x20
-                    guard lower == y[i] | 0x20, lower >= 0x61, lower <= 0x7A else { return false }
-                }
-                return true
-            }
-        }
-    }
-}
-
-extension String {
     /// The text without leading and trailing spaces and tabs (HTTP's optional white space),
     /// found by byte (a search by Character walks grapheme clusters).
     var trimmingOWS: String { self[...].trimmingOWS }

@@ -81,3 +81,24 @@ package enum ByteScan {
         return nil
     }
 }
+
+extension String {
+    /// ASCII case-insensitive comparison (header names, schemes, tokens), without allocating;
+    /// lengths first: every header lookup of every request comes here, and most names it is
+    /// compared with differ in length.
+    func caseInsensitiveEquals(_ other: String) -> Bool {
+        utf8.count == other.utf8.count && withBytes { x in other.withBytes { y in asciiCaseInsensitiveEquals(x, y) } }
+    }
+}
+
+/// `x` equals `y` with ASCII letters compared without case (also a name's suffix in place,
+/// ``FilenameSanitizer/plainName(_:)``). Over the bytes: a `zip` of two UTF-8 views was not
+/// optimised into a loop.
+func asciiCaseInsensitiveEquals(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard x.count == y.count else { return false }
+    for i in 0..<x.count where x[i] != y[i] {
+        let lower = x[i] | 0x20
+        guard lower == y[i] | 0x20, lower >= 0x61, lower <= 0x7A else { return false }
+    }
+    return true
+}
