@@ -195,7 +195,7 @@ enum ResumeStore {
 ///
 /// The part-file names spare a small file's download its lookup of `NAME.part` (a name whose
 /// part exists is passed over, ``UnnamedFile``): the lookup of a name that is not there was a
-/// sixth of the file-system time of a batch of small files. They answer only while this
+/// fifth of the file-system time of a batch of small files. They answer only while this
 /// session has made no part file anywhere (``notePartFile()``); after that every name is
 /// looked up again. A part another process makes later is not seen, exactly as it would not
 /// be a moment after a lookup: the link never replaces a file, and a rename of that part
