@@ -41,7 +41,7 @@ struct ResumeStoreTests {
         #expect(symlink("/etc/hostname", dir + "/.swget-state-link01") == 0)
         close(try temporary(dir, "other.txt", age: 30))
 
-        #expect(ResumeStore.all(in: dir).isEmpty)
+        #expect(ResumeStore.scan(dir).states.isEmpty)
         #expect(entries(dir) == [".swget-state-adir01", ".swget-state-fresh1", ".swget-state-link01", ".swget-state-live01",
                                  "other.txt"])
     }

@@ -105,16 +105,21 @@ enum ResumeStore {
     /// at least this old was left by a process killed between writing and renaming it.
     static let abandonedTemporaryAge: Int = 1
 
-    /// The state files in `directory` that name their owner. Temporary state files that a
-    /// killed process left behind are removed on the way.
-    static func all(in directory: String) -> [Found] { scan(directory).states }
+    /// What one read of a directory found.
+    struct Scan {
+        /// The state files that name their owner (those not yet claimed, in the session's index).
+        var states: [Found]
+        /// The names of the part files; nil when there were more than ``maxListedParts`` or the
+        /// directory could not be read, none when it does not exist.
+        let partNames: Set<String>?
+    }
 
-    /// What one read of `directory` found: the state files that name their owner, and the
-    /// names of the part files (nil when there were more than ``maxListedParts`` or the
-    /// directory could not be read; none when it does not exist). Temporary state files that
-    /// a killed process left behind are removed on the way.
-    static func scan(_ directory: String) -> (states: [Found], partNames: Set<String>?) {
-        guard let dir = opendir(directory.isEmpty ? "." : directory) else { return ([], errno == ENOENT ? [] : nil) }
+    /// Reads `directory` once for its state and part files. Temporary state files that a killed
+    /// process left behind are removed on the way.
+    static func scan(_ directory: String) -> Scan {
+        guard let dir = opendir(directory.isEmpty ? "." : directory) else {
+            return Scan(states: [], partNames: errno == ENOENT ? [] : nil)
+        }
         defer { closedir(dir) }
         var found: [Found] = []
         var partNames: Set<String>? = []
@@ -138,7 +143,7 @@ enum ResumeStore {
                 found.append(Found(name: name, originalURL: owner.originalURL, sessionIdentifier: owner.sessionIdentifier, data: nil))
             }
         }
-        return (found, partNames)
+        return Scan(states: found, partNames: partNames)
     }
 
     /// The most part-file names a scan remembers; a directory with more is looked up name by name.
@@ -201,13 +206,8 @@ enum ResumeStore {
 /// be a moment after a lookup: the link never replaces a file, and a rename of that part
 /// takes the next free name.
 final class ResumeStateIndex: Sendable {
-    private struct Listing {
-        var states: [ResumeStore.Found]
-        let partNames: Set<String>?
-    }
-
     private struct Contents {
-        var directories: [String: Listing] = [:]
+        var directories: [String: ResumeStore.Scan] = [:]
         var madePartFile = false
     }
 
@@ -221,7 +221,7 @@ final class ResumeStateIndex: Sendable {
         let candidates = contents.withLockedValue { contents -> [ResumeStore.Found] in
             let found = contents.directories[directory]?.states ?? {
                 let read = ResumeStore.scan(directory)
-                contents.directories[directory] = Listing(states: read.states, partNames: read.partNames)
+                contents.directories[directory] = read
                 return read.states
             }()
             // Most often the directory holds no state at all: one lookup, no URL made.
