@@ -66,7 +66,7 @@ struct RealServerSmokeTests {
         let root = try Root()
         defer { root.remove() }
         let started = ContinuousClock.now
-        let apache = try Apache.start(root: root.path, users: ["alice": "secret", "bob": "pä ss"],
+        let apache = try await Apache.start(root: root.path, users: ["alice": "secret", "bob": "pä ss"],
                                       tlsCertificatePath: root.certificate, tlsKeyPath: root.key)
         print("Apache started in \(Self.seconds(since: started))")
         defer { apache.stop() }
@@ -103,19 +103,19 @@ struct RealServerSmokeTests {
     @Test func apacheRefusesUnusableUsers() throws {
         let root = try Root()
         defer { root.remove() }
-        #expect(throws: RealServerError.self) { try Apache.start(root: root.path, users: ["a:b": "x"]) }
-        #expect(throws: RealServerError.self) { try Apache.start(root: root.path, users: ["a": "x\ny"]) }
-        #expect(throws: RealServerError.self) { try Apache.start(root: root.path, tlsCertificatePath: root.certificate) }
+        #expect(throws: RealServerError.self) { try await Apache.start(root: root.path, users: ["a:b": "x"]) }
+        #expect(throws: RealServerError.self) { try await Apache.start(root: root.path, users: ["a": "x\ny"]) }
+        #expect(throws: RealServerError.self) { try await Apache.start(root: root.path, tlsCertificatePath: root.certificate) }
     }
 
     @Test(arguments: [false, true])
     func forwardProxyForwardsAndTunnels(withAuth: Bool) async throws {
         let root = try Root()
         defer { root.remove() }
-        let origin = try Nginx.start(root: root.path, tlsCertificatePath: root.certificate, tlsKeyPath: root.key)
+        let origin = try await Nginx.start(root: root.path, tlsCertificatePath: root.certificate, tlsKeyPath: root.key)
         defer { origin.stop() }
         let started = ContinuousClock.now
-        let proxy = try withAuth ? ForwardProxy.start(user: "alice", password: "s3cret.x") : ForwardProxy.start()
+        let proxy = try await withAuth ? ForwardProxy.start(user: "alice", password: "s3cret.x") : ForwardProxy.start()
         print("tinyproxy started in \(Self.seconds(since: started))")
         defer { proxy.stop() }
         let via = proxy.urlWithCredentials ?? proxy.url
@@ -139,10 +139,10 @@ struct RealServerSmokeTests {
     func socksServerTunnels(withAuth: Bool) async throws {
         let root = try Root()
         defer { root.remove() }
-        let origin = try Nginx.start(root: root.path)
+        let origin = try await Nginx.start(root: root.path)
         defer { origin.stop() }
         let started = ContinuousClock.now
-        let socks = try withAuth ? SocksServer.start(user: "alice", password: "pä ss:word") : SocksServer.start()
+        let socks = try await withAuth ? SocksServer.start(user: "alice", password: "pä ss:word") : SocksServer.start()
         print("microsocks started in \(Self.seconds(since: started))")
         defer { socks.stop() }
         let credentials = withAuth ? "alice:p%C3%A4%20ss%3Aword@" : ""
@@ -167,7 +167,7 @@ struct RealServerSmokeTests {
         let root = try Root()
         defer { root.remove() }
         let started = ContinuousClock.now
-        let ftp = try FTPServer.start(root: root.path, users: ["alice": "se cret"],
+        let ftp = try await FTPServer.start(root: root.path, users: ["alice": "se cret"],
                                       tlsCertificatePath: root.certificate, tlsKeyPath: root.key)
         print("vsftpd started in \(Self.seconds(since: started))")
         defer { ftp.stop() }
@@ -203,7 +203,7 @@ struct RealServerSmokeTests {
     func ftpServerImplicitTLSOnly() async throws {
         let root = try Root()
         defer { root.remove() }
-        let ftp = try FTPServer.start(root: root.path, tlsCertificatePath: root.certificate, tlsKeyPath: root.key,
+        let ftp = try await FTPServer.start(root: root.path, tlsCertificatePath: root.certificate, tlsKeyPath: root.key,
                                       implicitTLS: true)
         defer { ftp.stop() }
         #expect(ftp.url.hasPrefix("ftps://"))
@@ -217,7 +217,7 @@ struct RealServerSmokeTests {
         let uploads = try makeTemporaryDirectory(prefix: "swget-smoke-dav")
         defer { try? FileManager.default.removeItem(atPath: uploads) }
         let started = ContinuousClock.now
-        let dav = try NginxWebDAV.start(root: uploads)
+        let dav = try await NginxWebDAV.start(root: uploads)
         print("nginx (WebDAV) started in \(Self.seconds(since: started))")
         defer { dav.stop() }
         let url = dav.httpURL + "/deep/er/data.bin"

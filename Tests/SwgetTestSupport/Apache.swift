@@ -76,7 +76,7 @@ public final class Apache: Sendable {
     public static func start(
         root: String, users: [String: String] = ["alice": "secret"],
         tlsCertificatePath: String? = nil, tlsKeyPath: String? = nil
-    ) throws -> Apache {
+    ) async throws -> Apache {
         let binary = try findApache()
         let modules = try moduleDirectory()
         let tls = try ForegroundServer.tlsPair(tlsCertificatePath, tlsKeyPath)
@@ -87,7 +87,7 @@ public final class Apache: Sendable {
             }
         }
         var ports: (http: Int, https: Int?) = (0, nil)
-        let server = try ForegroundServer.launch(name: "apache", binary: binary, logs: ["error.log"]) { directory in
+        let server = try await ForegroundServer.launch(name: "apache", binary: binary, logs: ["error.log"]) { directory in
             ports.http = try Nginx.freePort()
             ports.https = nil
             if tls != nil {

@@ -76,7 +76,7 @@ public final class FTPServer: Sendable {
         root: String, users: [String: String] = [:],
         tlsCertificatePath: String? = nil, tlsKeyPath: String? = nil,
         implicitTLS: Bool = false, requireTLS: Bool = false, requireSessionReuse: Bool = false
-    ) throws -> FTPServer {
+    ) async throws -> FTPServer {
         guard let binary = ForegroundServer.findBinary(["vsftpd"], variable: "VSFTPD_BINARY") else {
             throw RealServerError("vsftpd not found (looked at $VSFTPD_BINARY, in PATH and /usr/sbin); "
                 + "install it with `scripts/install-deps --test` (Debian: vsftpd)")
@@ -104,7 +104,7 @@ public final class FTPServer: Sendable {
         let passivePorts = Self.passiveRange()
         var port = 0
         var pamService: String?
-        let server = try ForegroundServer.launch(name: "vsftpd", binary: binary, logs: ["vsftpd.log"]) { directory in
+        let server = try await ForegroundServer.launch(name: "vsftpd", binary: binary, logs: ["vsftpd.log"]) { directory in
             port = try Nginx.freePort()
             // The unprivileged pre-login process is chrooted into an empty root-owned directory.
             let empty = directory + "/empty"

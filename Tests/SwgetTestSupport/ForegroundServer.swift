@@ -68,7 +68,7 @@ package final class ForegroundServer: Sendable {
     package static func launch(
         name: String, binary: String, logs: [String] = [], environment: [String: String] = [:],
         timeout: Double = 10, prepare: (_ directory: String) throws -> Plan
-    ) throws -> ForegroundServer {
+    ) async throws -> ForegroundServer {
         var attempt = 0
         while true {
             attempt += 1
@@ -108,7 +108,9 @@ package final class ForegroundServer: Sendable {
                     stolen = true
                     break
                 }
-                usleep(10_000)
+                // A sleep, not usleep: the caller is on Swift's cooperative pool (two threads on
+                // two cores), and every test of the process waits while it is blocked.
+                try? await Task.sleep(for: .milliseconds(10))
             }
             let logs = server.logs(["output.log"] + logs)
             server.stop()

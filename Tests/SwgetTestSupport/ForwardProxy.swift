@@ -47,7 +47,7 @@ public final class ForwardProxy: Sendable {
     ///
     /// Throws `RealServerError` when tinyproxy is missing (env TINYPROXY_BINARY, PATH, /usr/sbin)
     /// or does not start.
-    public static func start(user: String? = nil, password: String? = nil) throws -> ForwardProxy {
+    public static func start(user: String? = nil, password: String? = nil) async throws -> ForwardProxy {
         guard let binary = ForegroundServer.findBinary(["tinyproxy"], variable: "TINYPROXY_BINARY") else {
             throw RealServerError("tinyproxy not found (looked at $TINYPROXY_BINARY, in PATH and /usr/sbin); "
                 + "install it with `scripts/install-deps --test` (Debian: tinyproxy)")
@@ -61,7 +61,7 @@ public final class ForwardProxy: Sendable {
             }
         }
         var port = 0
-        let server = try ForegroundServer.launch(name: "tinyproxy", binary: binary, logs: ["tinyproxy.log"]) { directory in
+        let server = try await ForegroundServer.launch(name: "tinyproxy", binary: binary, logs: ["tinyproxy.log"]) { directory in
             port = try Nginx.freePort()
             var config = """
                 # Written by SwgetTestSupport.ForwardProxy for one test; removed by stop().

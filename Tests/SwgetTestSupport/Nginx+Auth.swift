@@ -49,7 +49,7 @@ public final class NginxAuth: Sendable {
     /// Throws `RealServerError` when nginx is missing (env NGINX_BINARY, PATH, /usr/sbin), or
     /// with its logs when it does not start. User names may not contain ':' or control
     /// characters, passwords no control characters.
-    public static func start(root: String, users: [String: String] = ["alice": "secret"]) throws -> NginxAuth {
+    public static func start(root: String, users: [String: String] = ["alice": "secret"]) async throws -> NginxAuth {
         guard let binary = ForegroundServer.findBinary(["nginx"], variable: "NGINX_BINARY") else {
             throw RealServerError("nginx not found (looked at $NGINX_BINARY, in PATH and /usr/sbin); "
                 + "install it with `scripts/install-deps --test` (Debian: nginx)")
@@ -62,7 +62,7 @@ public final class NginxAuth: Sendable {
         }
         let root = try ForegroundServer.configPath(root)
         var port = 0
-        let server = try ForegroundServer.launch(name: "nginx-auth", binary: binary, logs: ["error.log"]) { directory in
+        let server = try await ForegroundServer.launch(name: "nginx-auth", binary: binary, logs: ["error.log"]) { directory in
             port = try Nginx.freePort()
             try Apache.htpasswd(users).write(toFile: directory + "/htpasswd", atomically: true, encoding: .utf8)
             let config = configuration(directory: directory, root: root, httpPort: port)

@@ -51,7 +51,7 @@ public final class NginxTLS: Sendable {
     /// nginx's `ssl_protocols` value (e.g. "TLSv1.2"); `keepaliveRequests` caps the requests of
     /// one connection (so that a batch needs several connections).
     public static func start(root: String, certificate: String, key: String, clientVerification: ClientVerification = .off,
-                             protocols: String = "TLSv1.2 TLSv1.3", keepaliveRequests: Int = 100) throws -> NginxTLS {
+                             protocols: String = "TLSv1.2 TLSv1.3", keepaliveRequests: Int = 100) async throws -> NginxTLS {
         guard let binary = ForegroundServer.findBinary(["nginx"], variable: "NGINX_BINARY") else {
             throw RealServerError("nginx not found (looked at $NGINX_BINARY, in PATH and /usr/sbin); "
                 + "install it with `scripts/install-deps --test`")
@@ -68,7 +68,7 @@ public final class NginxTLS: Sendable {
             throw RealServerError("NginxTLS: invalid protocols '\(protocols)'")
         }
         var ports = (https: 0, http: 0)
-        let server = try ForegroundServer.launch(name: "nginx-tls", binary: binary, logs: ["error.log"]) { directory in
+        let server = try await ForegroundServer.launch(name: "nginx-tls", binary: binary, logs: ["error.log"]) { directory in
             ports.https = try Nginx.freePort()
             repeat { ports.http = try Nginx.freePort() } while ports.http == ports.https
             let user = geteuid() == 0 ? "user root;" : ""

@@ -52,7 +52,7 @@ public final class NginxWebDAV: Sendable {
     ///
     /// Throws `RealServerError` when nginx is missing (env NGINX_BINARY, PATH, /usr/sbin) or does not
     /// start (e.g. a build without the dav module: "unknown directive dav_methods").
-    public static func start(root: String, tlsCertificatePath: String? = nil, tlsKeyPath: String? = nil) throws -> NginxWebDAV {
+    public static func start(root: String, tlsCertificatePath: String? = nil, tlsKeyPath: String? = nil) async throws -> NginxWebDAV {
         guard let binary = ForegroundServer.findBinary(["nginx"], variable: "NGINX_BINARY") else {
             throw RealServerError("nginx not found (looked at $NGINX_BINARY, in PATH and /usr/sbin); "
                 + "install it with `scripts/install-deps --test` (Debian: nginx)")
@@ -60,7 +60,7 @@ public final class NginxWebDAV: Sendable {
         let tls = try ForegroundServer.tlsPair(tlsCertificatePath, tlsKeyPath)
         let root = try ForegroundServer.configPath(root)
         var ports: (http: Int, https: Int?) = (0, nil)
-        let server = try ForegroundServer.launch(name: "nginx-dav", binary: binary, logs: ["error.log"]) { directory in
+        let server = try await ForegroundServer.launch(name: "nginx-dav", binary: binary, logs: ["error.log"]) { directory in
             ports.http = try Nginx.freePort()
             ports.https = nil
             if tls != nil {

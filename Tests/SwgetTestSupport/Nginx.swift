@@ -61,7 +61,7 @@ public final class Nginx: Sendable {
     /// Throws a clear error when no nginx binary is found (env NGINX_BINARY, PATH, /usr/sbin/nginx):
     /// the README's test command installs it. Free ports are found by binding port 0; if nginx still
     /// loses a race for them, it is started again on new ports (5 attempts).
-    public static func start(root: String, tlsCertificatePath: String? = nil, tlsKeyPath: String? = nil) throws -> Nginx {
+    public static func start(root: String, tlsCertificatePath: String? = nil, tlsKeyPath: String? = nil) async throws -> Nginx {
         guard let binary = findBinary() else {
             throw NginxError(description: "nginx not found (looked at $NGINX_BINARY, in PATH and at /usr/sbin/nginx); "
                 + "install it with `apt-get install -y nginx-light` (the README's test command does)")
@@ -105,7 +105,7 @@ public final class Nginx: Sendable {
                 if accepts(port: httpPort) && (httpsPort.map { accepts(port: $0) } ?? true) {
                     return Nginx(httpPort: httpPort, httpsPort: httpsPort, directory: directory, root: root, pid: pid)
                 }
-                usleep(20_000)
+                try? await Task.sleep(for: .milliseconds(20))  // not usleep (ForegroundServer.launch)
             }
             if !exited { terminate(pid: pid) }
             let logs = readLogs(directory)

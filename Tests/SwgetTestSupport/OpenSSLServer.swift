@@ -37,12 +37,12 @@ public final class OpenSSLServer: Sendable {
     /// Starts `openssl s_server` with the PEM certificate (its chain may follow) and key.
     /// `tickets` false turns session tickets off (`-no_ticket`, TLS 1.2 then resumes by session ID
     /// only). Throws `RealServerError` when openssl is missing or does not start.
-    public static func start(certificate: String, key: String, version: Version = .any, tickets: Bool = true) throws -> OpenSSLServer {
+    public static func start(certificate: String, key: String, version: Version = .any, tickets: Bool = true) async throws -> OpenSSLServer {
         guard let binary = SwgetProcess.findExecutable("openssl") else {
             throw RealServerError("openssl not found (install it with scripts/install-deps --test)")
         }
         var port = 0
-        let server = try ForegroundServer.launch(name: "openssl-s_server", binary: binary) { _ in
+        let server = try await ForegroundServer.launch(name: "openssl-s_server", binary: binary) { _ in
             port = try Nginx.freePort()
             var arguments = ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificate, "-key", key, "-www", "-quiet"]
             switch version {

@@ -44,7 +44,7 @@ public final class SocksServer: Sendable {
     ///
     /// Throws `RealServerError` when microsocks is missing (env MICROSOCKS_BINARY, PATH) or does not
     /// start.
-    public static func start(user: String? = nil, password: String? = nil) throws -> SocksServer {
+    public static func start(user: String? = nil, password: String? = nil) async throws -> SocksServer {
         guard let binary = ForegroundServer.findBinary(["microsocks"], variable: "MICROSOCKS_BINARY") else {
             throw RealServerError("microsocks not found (looked at $MICROSOCKS_BINARY and in PATH); "
                 + "install it with `scripts/install-deps --test` (Debian: microsocks)")
@@ -58,7 +58,7 @@ public final class SocksServer: Sendable {
             }
         }
         var port = 0
-        let server = try ForegroundServer.launch(name: "microsocks", binary: binary) { _ in
+        let server = try await ForegroundServer.launch(name: "microsocks", binary: binary) { _ in
             port = try Nginx.freePort()
             var arguments = ["-i", "127.0.0.1", "-p", String(port)]
             if let user, let password { arguments += ["-u", user, "-P", password] }

@@ -363,7 +363,7 @@ struct AuthenticationCommandTests {
     func apacheChecksBasicAndDigest(_ c: ApacheCase) async throws {
         let root = try Self.root()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let apache = try Apache.start(root: root, users: ["alice": "secret"])
+        let apache = try await Apache.start(root: root, users: ["alice": "secret"])
         defer { apache.stop() }
         let urls = ["a.txt", "b.txt"].map { "\(apache.httpURL)/\(c.location)/\($0)" }
         let (result, dir) = try await Self.swget(c.arguments + urls)
@@ -381,7 +381,7 @@ struct AuthenticationCommandTests {
     func nginxChecksBasic(password: String, status: Int32) async throws {
         let root = try Self.root()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let nginx = try NginxAuth.start(root: root, users: ["alice": "secret"])
+        let nginx = try await NginxAuth.start(root: root, users: ["alice": "secret"])
         defer { nginx.stop() }
         let home = try makeTemporaryDirectory(prefix: "swget-home")
         defer { try? FileManager.default.removeItem(atPath: home) }

@@ -15,7 +15,7 @@ struct NginxBatchTests {
             expected[name] = body
             try Data(body).write(to: URL(fileURLWithPath: root + "/" + name))
         }
-        let nginx = try Nginx.start(root: root)
+        let nginx = try await Nginx.start(root: root)
         defer { nginx.stop() }
         let dir = try makeTemporaryDirectory()
         let list = "# generated\n" + expected.keys.sorted().map { nginx.httpURL + "/" + $0 }.joined(separator: "\n") + "\n"

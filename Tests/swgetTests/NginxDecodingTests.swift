@@ -13,7 +13,7 @@ struct NginxDecodingTests {
         let root = try makeTemporaryDirectory(prefix: "swget-nginx-gz")
         try Data(text).write(to: URL(fileURLWithPath: root + "/log.txt"))
         try Data(Compression.gzip(text)).write(to: URL(fileURLWithPath: root + "/log.txt.gz"))
-        let nginx = try Nginx.start(root: root)
+        let nginx = try await Nginx.start(root: root)
         defer {
             nginx.stop()
             try? FileManager.default.removeItem(atPath: root)

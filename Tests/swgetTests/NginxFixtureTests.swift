@@ -23,7 +23,7 @@ import Testing
     @Test func servesFilesRangesAndTheExtraLocations() async throws {
         let root = try Self.makeRoot()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let nginx = try Nginx.start(root: root)
+        let nginx = try await Nginx.start(root: root)
         let port = nginx.httpPort
         #expect(nginx.httpURL == "http://127.0.0.1:\(port)")
         #expect(nginx.httpsPort == nil && nginx.httpsURL == nil)
@@ -90,7 +90,7 @@ import Testing
         let generated = try await SwgetProcess.run(executable: "/bin/sh", ["-c", script], in: root)
         try #require(generated.status == 0, "openssl failed: \(generated.stderr)")
 
-        let nginx = try Nginx.start(root: root, tlsCertificatePath: root + "/leaf.pem", tlsKeyPath: root + "/leaf.key")
+        let nginx = try await Nginx.start(root: root, tlsCertificatePath: root + "/leaf.pem", tlsKeyPath: root + "/leaf.key")
         defer { nginx.stop() }
         let httpsPort = try #require(nginx.httpsPort)
         #expect(nginx.httpsURL == "https://localhost:\(httpsPort)")
@@ -112,10 +112,10 @@ import Testing
         #expect(!Nginx.accepts(port: nginx.httpPort))
     }
 
-    @Test func droppingTheLastReferenceStopsNginx() throws {
+    @Test func droppingTheLastReferenceStopsNginx() async throws {
         let root = try Self.makeRoot()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        var nginx: Nginx? = try Nginx.start(root: root)
+        var nginx: Nginx? = try await Nginx.start(root: root)
         let port = try #require(nginx?.httpPort)
         let directory = try #require(nginx?.directory)
         #expect(Nginx.accepts(port: port))
@@ -124,12 +124,12 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory))
     }
 
-    @Test func nginxStartsTwiceSideBySide() throws {
+    @Test func nginxStartsTwiceSideBySide() async throws {
         let root = try Self.makeRoot()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let first = try Nginx.start(root: root)
+        let first = try await Nginx.start(root: root)
         defer { first.stop() }
-        let second = try Nginx.start(root: root)
+        let second = try await Nginx.start(root: root)
         defer { second.stop() }
         #expect(first.httpPort != second.httpPort)
         #expect(Nginx.accepts(port: first.httpPort) && Nginx.accepts(port: second.httpPort))

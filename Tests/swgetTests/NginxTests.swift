@@ -23,7 +23,7 @@ struct NginxTests {
         let keys = try makeTemporaryDirectory(prefix: "swget-nginx-keys")
         let (cert, key) = try pki.serverIdentity().write(to: keys, name: "server")
         let caPath = try pki.writeCA(to: keys)
-        let nginx = try Nginx.start(root: root, tlsCertificatePath: cert, tlsKeyPath: key)
+        let nginx = try await Nginx.start(root: root, tlsCertificatePath: cert, tlsKeyPath: key)
         defer {
             nginx.stop()
             try? FileManager.default.removeItem(atPath: root)

@@ -15,7 +15,7 @@ struct PassphrasePromptTests {
         let root = try makeTemporaryDirectory(prefix: "swget-tls-root")
         let home = try makeTemporaryDirectory(prefix: "swget-tmux")
         let work = try makeTemporaryDirectory()
-        let nginx = try NginxTLS.start(root: root, certificate: pki.path("server.pem"), key: pki.path("server.key"),
+        let nginx = try await NginxTLS.start(root: root, certificate: pki.path("server.pem"), key: pki.path("server.key"),
                                        clientVerification: .required(caFile: pki.path("ca.pem")))
         let socket = home + "/socket"
         func run(_ arguments: [String]) async throws -> String {

@@ -45,7 +45,7 @@ struct ProxyFailureCommandTests {
     /// plain http (407 in absolute form) and for https (tinyproxy answers CONNECT with 401 or 407).
     @Test(arguments: [false, true], ["", "alice:wrong@"])
     func proxyAuthenticationFailureIsExit6(tls: Bool, credentials: String) async throws {
-        let proxy = try ForwardProxy.start(user: "alice", password: "right")
+        let proxy = try await ForwardProxy.start(user: "alice", password: "right")
         defer { proxy.stop() }
         try await ProxyFixture.withOrigins { o in
             let url = (tls ? o.secure.baseURL : o.plain.baseURL) + "/x.bin"
@@ -87,7 +87,7 @@ struct ProxyFailureCommandTests {
 
     /// microsocks to a closed port answers "connection refused" (reply 5): exit 4, in words.
     @Test func socksReplyInWords() async throws {
-        let socks = try SocksServer.start()
+        let socks = try await SocksServer.start()
         defer { socks.stop() }
         let work = try makeTemporaryDirectory()
         let refusing = try Nginx.refusingPort()
@@ -102,7 +102,7 @@ struct ProxyFailureCommandTests {
     /// -S prints the proxy's answer to CONNECT before the origin's response; passwords appear
     /// nowhere: not on stderr, not in the state file kept for a resume.
     @Test func serverResponseShowsTheTunnelAndPasswordsAreMasked() async throws {
-        let proxy = try ForwardProxy.start(user: "alice", password: "pw.s3cret")
+        let proxy = try await ForwardProxy.start(user: "alice", password: "pw.s3cret")
         defer { proxy.stop() }
         try await ProxyFixture.withOrigins({ request in
             TestResponse.serving(ProxyFixture.source, to: request, etag: "\"px\"").closing(afterBodyBytes: 300_000)

@@ -62,7 +62,7 @@ struct ProxyCommandTests {
 
     @Test(arguments: Login.allCases)
     func tinyproxyPlainAndTLS(login: Login) async throws {
-        let proxy = try login == .none ? ForwardProxy.start() : ForwardProxy.start(user: "alice", password: "s3cret.x")
+        let proxy = try await login == .none ? ForwardProxy.start() : ForwardProxy.start(user: "alice", password: "s3cret.x")
         defer { proxy.stop() }
         let via: [String] = switch login {
         case .none: ["--proxy", proxy.url]
@@ -90,7 +90,7 @@ struct ProxyCommandTests {
 
     @Test(arguments: ["socks5", "socks5h"], [false, true])
     func microsocksPlainAndTLS(scheme: String, withAuth: Bool) async throws {
-        let socks = try withAuth ? SocksServer.start(user: "alice", password: "pä ss:word") : SocksServer.start()
+        let socks = try await withAuth ? SocksServer.start(user: "alice", password: "pä ss:word") : SocksServer.start()
         defer { socks.stop() }
         let credentials = withAuth ? "alice:p%C3%A4%20ss%3Aword@" : ""
         try await ProxyFixture.withOrigins { o in
@@ -111,7 +111,7 @@ struct ProxyCommandTests {
     /// A body cut by the origin: the part is kept; the rerun through the proxy asks for the rest.
     @Test(arguments: [false, true])
     func resumeAfterACutThroughTheProxy(tls: Bool) async throws {
-        let proxy = try ForwardProxy.start()
+        let proxy = try await ForwardProxy.start()
         defer { proxy.stop() }
         let first = Mutex(true)
         try await ProxyFixture.withOrigins({ request in
@@ -135,7 +135,7 @@ struct ProxyCommandTests {
 
     /// --split 4 through the proxy: several tunnels, ranged requests, one identical file.
     @Test func splitFourThroughTheProxy() async throws {
-        let proxy = try ForwardProxy.start()
+        let proxy = try await ForwardProxy.start()
         defer { proxy.stop() }
         try await ProxyFixture.withOrigins { o in
             let result = try await SwgetProcess.run(["-q", "--split", "4", "--min-split-size", "200K", "--proxy", proxy.url, "--ca-certificate", o.ca,
@@ -153,7 +153,7 @@ struct ProxyCommandTests {
     /// need about 8 CONNECTs, far fewer than 24. tinyproxy closes every absolute-form request's connection, and
     /// the plain files still all arrive.
     @Test func parallelDownloadsOverOneProxy() async throws {
-        let proxy = try ForwardProxy.start()
+        let proxy = try await ForwardProxy.start()
         defer { proxy.stop() }
         try await ProxyFixture.withOrigins { o in
             let secure = (0..<24).map { o.secure.baseURL + "/s\($0).bin" }
@@ -177,7 +177,7 @@ struct ProxyCommandTests {
     /// Hosts in --noproxy (or no_proxy) are reached directly: the proxy's log shows nothing.
     @Test(arguments: [["--noproxy", "localhost,127.0.0.1"], ["--noproxy", "*"], ["--noproxy", "127.0.0.0/8"]])
     func noProxyBypassesTheProxy(arguments bypass: [String]) async throws {
-        let proxy = try ForwardProxy.start()
+        let proxy = try await ForwardProxy.start()
         defer { proxy.stop() }
         try await ProxyFixture.withOrigins { o in
             let result = try await SwgetProcess.run(["-q", "--proxy", proxy.url, "--ca-certificate", o.ca, "-P", o.dir,
@@ -198,7 +198,7 @@ struct ProxyCommandTests {
             guard first.withLock({ let was = $0; $0 = false; return was }) else { return nil }
             return TestResponse.serving(ProxyFixture.source, to: request, etag: "\"px\"").stalling(afterBodyBytes: 500_000)
         }) { o in
-            let doomed = try ForwardProxy.start()
+            let doomed = try await ForwardProxy.start()
             defer { doomed.stop() }
             let arguments = ["-q", "-t", "2", "--waitretry", "0", "--ca-certificate", o.ca, "-P", o.dir, o.secure.baseURL + "/data.bin"]
             async let run = SwgetProcess.run(["--proxy", doomed.url] + arguments, in: o.work)
@@ -216,7 +216,7 @@ struct ProxyCommandTests {
             #expect(lines.last?.contains("proxy http://127.0.0.1:\(doomed.port)") == true, "\(died.stderr)")
             #expect(ProxyFixture.list(o.dir) == ["data.bin.part", "data.bin.swget"])
 
-            let replacement = try ForwardProxy.start()
+            let replacement = try await ForwardProxy.start()
             defer { replacement.stop() }
             let rerun = try await SwgetProcess.run(["--proxy", replacement.url] + arguments, in: o.work)
             #expect(rerun.status == 0, "\(rerun.stderr)")

@@ -26,7 +26,7 @@ struct TLSCommandTests {
                 .write(to: URL(fileURLWithPath: root + "/f\(index < 10 ? "0" : "")\(index).bin"))
         }
         try Data("hello\n".utf8).write(to: URL(fileURLWithPath: root + "/hello.txt"))
-        let nginx = try NginxTLS.start(root: root, certificate: pki.path("\(certificate).pem"), key: pki.path("\(certificate).key"),
+        let nginx = try await NginxTLS.start(root: root, certificate: pki.path("\(certificate).pem"), key: pki.path("\(certificate).key"),
                                        clientVerification: clientVerification, keepaliveRequests: keepaliveRequests)
         defer {
             nginx.stop()
@@ -227,7 +227,7 @@ struct TLSCommandTests {
     @Test(arguments: versions)
     func versionBounds(_ c: VersionCase) async throws {
         let pki = try Self.pki.get()
-        let server = try OpenSSLServer.start(certificate: pki.path("server.pem"), key: pki.path("server.key"), version: c.server)
+        let server = try await OpenSSLServer.start(certificate: pki.path("server.pem"), key: pki.path("server.key"), version: c.server)
         defer { server.stop() }
         let result = try await Self.swget(["-S", "--cacert", pki.path("ca.pem"), "-O", "-"] + c.arguments + [server.url])
         if let negotiated = c.negotiated {

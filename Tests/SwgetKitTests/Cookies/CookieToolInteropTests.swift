@@ -13,7 +13,7 @@ struct CookieToolInteropTests {
     static let sent: Set<String> = ["plain=v1", "dom=v2", "persist=v3", "empty=", "exp=v7"]
 
     @Test func curlJarRoundTrip() async throws {
-        let server = try EchoServer()
+        let server = try await EchoServer()
         defer { server.stop() }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -43,7 +43,7 @@ struct CookieToolInteropTests {
     }
 
     @Test func wgetJarRoundTrip() async throws {
-        let server = try EchoServer()
+        let server = try await EchoServer()
         defer { server.stop() }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -66,7 +66,7 @@ struct CookieToolInteropTests {
     /// A store fed the server's Set-Cookie values, saved, then loaded by curl and wget: what a
     /// `--save-cookies` file from swget must allow.
     @Test func storeSavedForCurlAndWget() async throws {
-        let server = try EchoServer()
+        let server = try await EchoServer()
         defer { server.stop() }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -143,12 +143,12 @@ final class EchoServer: @unchecked Sendable {
 
     /// Started like the suite's other real servers (posix_spawn in a process group of its own,
     /// ready once the port accepts), never through Foundation's `Process`.
-    init() throws {
+    init() async throws {
         guard let python = SwgetProcess.findExecutable("python3") else {
             throw RealServerError("python3 is not installed (scripts/install-deps --test installs it)")
         }
         var port = 0
-        server = try ForegroundServer.launch(name: "cookie-echo", binary: python) { _ in
+        server = try await ForegroundServer.launch(name: "cookie-echo", binary: python) { _ in
             port = try Nginx.freePort()
             return .init(arguments: ["-c", Self.script, Self.setCookies.joined(separator: "\n"), String(port)], ports: [port])
         }

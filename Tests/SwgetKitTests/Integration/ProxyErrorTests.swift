@@ -69,7 +69,7 @@ struct ProxyErrorTests {
     /// microsocks answers a CONNECT to a closed port with reply 5, in words.
     @Test(arguments: ["socks5", "socks5h"])
     func socksReplyCodeInWords(scheme: String) async throws {
-        let socks = try SocksServer.start()
+        let socks = try await SocksServer.start()
         defer { socks.stop() }
         let refusing = try Nginx.refusingPort()
         defer { withExtendedLifetime(refusing) {} }
@@ -83,7 +83,7 @@ struct ProxyErrorTests {
     /// SOCKS5 credentials refused, or missing where the server wants them: authentication errors.
     @Test(arguments: ["alice:wrong@", ""])
     func socksAuthenticationFailures(credentials: String) async throws {
-        let socks = try SocksServer.start(user: "alice", password: "right")
+        let socks = try await SocksServer.start(user: "alice", password: "right")
         defer { socks.stop() }
         let error = try await Self.failure("http://127.0.0.1:1/x", through: try Proxy(parsing: "socks5h://\(credentials)127.0.0.1:\(socks.port)"))
         #expect(error?.category == .authentication, "\(String(describing: error))")

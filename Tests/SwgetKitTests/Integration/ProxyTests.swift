@@ -45,7 +45,7 @@ struct ProxyTests {
 
     @Test(arguments: [false, true])
     func tinyproxyForwardsHTTPAndTunnelsHTTPS(withAuth: Bool) async throws {
-        let proxy = try withAuth ? ForwardProxy.start(user: "alice", password: "s3cret.x") : ForwardProxy.start()
+        let proxy = try await withAuth ? ForwardProxy.start(user: "alice", password: "s3cret.x") : ForwardProxy.start()
         defer { proxy.stop() }
         let dir = try makeTemporaryDirectory()
         let recorder = TunnelRecorder()
@@ -70,7 +70,7 @@ struct ProxyTests {
     @Test(arguments: [(Proxy.Kind.socks5, false), (.socks5, true), (.socks5h, false), (.socks5h, true)])
     func microsocksTunnelsPlainAndTLS(kind: Proxy.Kind, withAuth: Bool) async throws {
         // A password that needs percent-encoding in a URL and is sent decoded (RFC 1929).
-        let socks = try withAuth ? SocksServer.start(user: "alice", password: "pä ss:word") : SocksServer.start()
+        let socks = try await withAuth ? SocksServer.start(user: "alice", password: "pä ss:word") : SocksServer.start()
         defer { socks.stop() }
         let credentials = withAuth ? "alice:p%C3%A4%20ss%3Aword@" : ""
         let dir = try makeTemporaryDirectory()

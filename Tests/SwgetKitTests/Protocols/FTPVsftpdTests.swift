@@ -16,7 +16,7 @@ struct FTPVsftpdTests {
         let ca: String
         let server: FTPServer
 
-        init(tls: Bool = true, implicitTLS: Bool = false, requireTLS: Bool = false) throws {
+        init(tls: Bool = true, implicitTLS: Bool = false, requireTLS: Bool = false) async throws {
             root = try makeTemporaryDirectory(prefix: "swget-ftp-root")
             keys = try makeTemporaryDirectory(prefix: "swget-ftp-keys")
             data = randomBytes(2_000_000, seed: 11)
@@ -27,7 +27,7 @@ struct FTPVsftpdTests {
             let pki = try TestCertificates.make()
             let (certificate, key) = try pki.serverIdentity().write(to: keys, name: "server")
             ca = try pki.writeCA(to: keys)
-            server = try FTPServer.start(root: root, users: ["alice": "se cret"],
+            server = try await FTPServer.start(root: root, users: ["alice": "se cret"],
                                          tlsCertificatePath: tls ? certificate : nil, tlsKeyPath: tls ? key : nil,
                                          implicitTLS: implicitTLS, requireTLS: requireTLS)
         }
@@ -55,7 +55,7 @@ struct FTPVsftpdTests {
     }
 
     @Test func anonymousAndUserLogins() async throws {
-        let fixture = try Fixture(tls: false)
+        let fixture = try await Fixture(tls: false)
         defer { fixture.stop() }
         let url = fixture.server.url
         #expect(try await Self.download(fixture.session(), url + "/data.bin") == fixture.data)
@@ -74,7 +74,7 @@ struct FTPVsftpdTests {
 
     @Test(arguments: [(true, true), (true, false), (false, true), (false, false)])
     func passiveAndActive(passive: Bool, extended: Bool) async throws {
-        let fixture = try Fixture(tls: false)
+        let fixture = try await Fixture(tls: false)
         defer { fixture.stop() }
         let session = fixture.session {
             $0.passive = passive
@@ -87,7 +87,7 @@ struct FTPVsftpdTests {
     }
 
     @Test func resumesWithRESTAndReusesTheLogin() async throws {
-        let fixture = try Fixture(tls: false)
+        let fixture = try await Fixture(tls: false)
         defer { fixture.stop() }
         let dir = try makeTemporaryDirectory()
         let session = fixture.session()
@@ -105,7 +105,7 @@ struct FTPVsftpdTests {
     }
 
     @Test func listsAndProbes() async throws {
-        let fixture = try Fixture(tls: false)
+        let fixture = try await Fixture(tls: false)
         defer { fixture.stop() }
         let session = fixture.session()
         let entries = try await session.listFTPDirectory(try #require(URL(string: fixture.server.url + "/")))
@@ -121,7 +121,7 @@ struct FTPVsftpdTests {
 
     @Test(arguments: [true, false])
     func explicitTLS(passive: Bool) async throws {
-        let fixture = try Fixture(requireTLS: true)
+        let fixture = try await Fixture(requireTLS: true)
         defer { fixture.stop() }
         let secure = fixture.session {
             $0.security = .requireTLS
@@ -138,7 +138,7 @@ struct FTPVsftpdTests {
     }
 
     @Test func explicitTLSIsVerifiedLikeHTTPS() async throws {
-        let fixture = try Fixture()
+        let fixture = try await Fixture()
         defer { fixture.stop() }
         var configuration = SessionConfiguration.ephemeral
         configuration.ftp.security = .requireTLS
@@ -152,7 +152,7 @@ struct FTPVsftpdTests {
     }
 
     @Test func implicitTLS() async throws {
-        let fixture = try Fixture(implicitTLS: true)
+        let fixture = try await Fixture(implicitTLS: true)
         defer { fixture.stop() }
         #expect(fixture.server.url.hasPrefix("ftps://"))
         #expect(try await Self.download(fixture.session(), fixture.server.url + "/data.bin") == fixture.data)

@@ -57,9 +57,9 @@ struct TLSControlsTests {
         return (String(decoding: data, as: UTF8.self), response)
     }
 
-    static func server(_ name: String = "server", version: OpenSSLServer.Version = .any) throws -> OpenSSLServer {
+    static func server(_ name: String = "server", version: OpenSSLServer.Version = .any) async throws -> OpenSSLServer {
         let pki = try pki.get()
-        return try OpenSSLServer.start(certificate: pki.path("\(name).pem"), key: pki.path("\(name).key"), version: version)
+        return try await OpenSSLServer.start(certificate: pki.path("\(name).pem"), key: pki.path("\(name).key"), version: version)
     }
 
     // MARK: versions
@@ -84,7 +84,7 @@ struct TLSControlsTests {
 
     @Test(arguments: versions)
     func versionBounds(_ c: VersionCase) async throws {
-        let server = try Self.server(version: c.server)
+        let server = try await Self.server(version: c.server)
         defer { server.stop() }
         let policy = try TLSVersionPolicy(minimums: c.minimums, maximum: c.maximum)
         let delegate = Delegate()
@@ -111,7 +111,7 @@ struct TLSControlsTests {
 
     @Test func laterConnectionsResumeTheSession() async throws {
         for version in [OpenSSLServer.Version.tls12, .tls13] {
-            let server = try Self.server(version: version)
+            let server = try await Self.server(version: version)
             defer { server.stop() }
             let delegate = Delegate()
             let session = Session(configuration: try Self.configuration(), delegate: delegate)
@@ -131,7 +131,7 @@ struct TLSControlsTests {
     }
 
     @Test func resumptionCanBeTurnedOff() async throws {
-        let server = try Self.server()
+        let server = try await Self.server()
         defer { server.stop() }
         let configuration = try Self.configuration { $0.resumesSessions = false }
         let session = Session(configuration: configuration)
@@ -147,7 +147,7 @@ struct TLSControlsTests {
     @Test func aRevokedCertificateIsRefused() async throws {
         let pki = try Self.pki.get()
         let crl = try CertificateRevocationList.load(path: pki.path("crl.pem"))
-        let revoked = try Self.server("revoked")
+        let revoked = try await Self.server("revoked")
         defer { revoked.stop() }
         let checking = try Self.configuration { $0.revocationLists = crl }
         do throws(SessionError) {
@@ -165,7 +165,7 @@ struct TLSControlsTests {
 
     @Test func aGoodCertificatePassesTheCRL() async throws {
         let pki = try Self.pki.get()
-        let server = try Self.server()
+        let server = try await Self.server()
         defer { server.stop() }
         for file in ["crl.pem", "crl.der"] {
             let crl = try CertificateRevocationList.load(path: pki.path(file))
@@ -178,7 +178,7 @@ struct TLSControlsTests {
 
     @Test func aPinMismatchBeatsTheDelegateAndTheSwitchOff() async throws {
         let pki = try Self.pki.get()
-        let server = try Self.server()
+        let server = try await Self.server()
         defer { server.stop() }
         let right = try PublicKeyPin(argument: try pki.serverPin())
         #expect(right == (try PublicKeyPin(argument: pki.path("server.pub.pem"))), "the hash and the key file name one key")
@@ -206,7 +206,7 @@ struct TLSControlsTests {
 
     @Test func aCADirectoryIsTrusted() async throws {
         let pki = try Self.pki.get()
-        let server = try Self.server()
+        let server = try await Self.server()
         defer { server.stop() }
         let directory = try CADirectory.load(path: pki.path("cadir"))
         var configuration = SessionConfiguration.ephemeral
@@ -222,10 +222,10 @@ struct TLSControlsTests {
 
     // MARK: client certificates
 
-    static func nginx(_ verification: (OpenSSLPKI) -> NginxTLS.ClientVerification) throws -> NginxTLS {
+    static func nginx(_ verification: (OpenSSLPKI) -> NginxTLS.ClientVerification) async throws -> NginxTLS {
         let pki = try pki.get()
         let root = try makeTemporaryDirectory(prefix: "swget-tls-root")
-        return try NginxTLS.start(root: root, certificate: pki.path("server.pem"), key: pki.path("server.key"),
+        return try await NginxTLS.start(root: root, certificate: pki.path("server.pem"), key: pki.path("server.key"),
                                   clientVerification: verification(pki), keepaliveRequests: 1)
     }
 
@@ -236,7 +236,7 @@ struct TLSControlsTests {
     }
 
     @Test func theConfiguredIdentityIsPresented() async throws {
-        let nginx = try Self.nginx { .required(caFile: $0.path("ca.pem")) }
+        let nginx = try await Self.nginx { .required(caFile: $0.path("ca.pem")) }
         defer { nginx.stop() }
         let identity = try Self.identity()
         let (text, response) = try await Self.fetch(nginx.httpsURL + "/whoami", try Self.configuration { $0.clientIdentity = identity })
@@ -248,7 +248,7 @@ struct TLSControlsTests {
     }
 
     @Test func theDelegateChoosesTheIdentityOncePerHostAndPort() async throws {
-        let nginx = try Self.nginx { .optional(caFile: $0.path("ca.pem")) }
+        let nginx = try await Self.nginx { .optional(caFile: $0.path("ca.pem")) }
         defer { nginx.stop() }
         let delegate = Delegate(client: .useIdentity(try Self.identity()))
         var configuration = try Self.configuration()
@@ -264,7 +264,7 @@ struct TLSControlsTests {
     }
 
     @Test func theDelegateCanDeclineOrCancel() async throws {
-        let nginx = try Self.nginx { .optional(caFile: $0.path("ca.pem")) }
+        let nginx = try await Self.nginx { .optional(caFile: $0.path("ca.pem")) }
         defer { nginx.stop() }
         let identity = try Self.identity()
         let declining = Delegate(client: .continueWithoutIdentity)

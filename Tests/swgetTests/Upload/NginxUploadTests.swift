@@ -15,7 +15,7 @@ struct NginxUploadTests {
     static func withDAV(_ body: (NginxWebDAV, String, [UInt8]) async throws -> Void) async throws {
         let root = try makeTemporaryDirectory(prefix: "swget-dav-root")
         let work = try makeTemporaryDirectory(prefix: "swget-dav-work")
-        let dav = try NginxWebDAV.start(root: root)
+        let dav = try await NginxWebDAV.start(root: root)
         defer {
             dav.stop()
             try? FileManager.default.removeItem(atPath: root)
