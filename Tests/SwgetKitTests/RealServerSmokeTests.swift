@@ -100,12 +100,12 @@ struct RealServerSmokeTests {
         #expect(Apache.supportsDigest(algorithm: algorithm) == expected)
     }
 
-    @Test func apacheRefusesUnusableUsers() throws {
+    @Test func apacheRefusesUnusableUsers() async throws {
         let root = try Root()
         defer { root.remove() }
-        #expect(throws: RealServerError.self) { try await Apache.start(root: root.path, users: ["a:b": "x"]) }
-        #expect(throws: RealServerError.self) { try await Apache.start(root: root.path, users: ["a": "x\ny"]) }
-        #expect(throws: RealServerError.self) { try await Apache.start(root: root.path, tlsCertificatePath: root.certificate) }
+        await #expect(throws: RealServerError.self) { try await Apache.start(root: root.path, users: ["a:b": "x"]) }
+        await #expect(throws: RealServerError.self) { try await Apache.start(root: root.path, users: ["a": "x\ny"]) }
+        await #expect(throws: RealServerError.self) { try await Apache.start(root: root.path, tlsCertificatePath: root.certificate) }
     }
 
     @Test(arguments: [false, true])
