@@ -109,8 +109,9 @@ package final class ForegroundServer: Sendable {
                     break
                 }
                 // A sleep, not usleep: the caller is on Swift's cooperative pool (two threads on
-                // two cores), and every test of the process waits while it is blocked.
-                try? await Task.sleep(for: .milliseconds(10))
+                // two cores), and every test of the process waits while it is blocked. Cancelled,
+                // it stops waiting (the server is stopped below) instead of spinning.
+                guard (try? await Task.sleep(for: .milliseconds(10))) != nil else { break }
             }
             let logs = server.logs(["output.log"] + logs)
             server.stop()

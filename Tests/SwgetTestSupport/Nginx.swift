@@ -105,7 +105,8 @@ public final class Nginx: Sendable {
                 if accepts(port: httpPort) && (httpsPort.map { accepts(port: $0) } ?? true) {
                     return Nginx(httpPort: httpPort, httpsPort: httpsPort, directory: directory, root: root, pid: pid)
                 }
-                try? await Task.sleep(for: .milliseconds(20))  // not usleep (ForegroundServer.launch)
+                // Not usleep, and no spinning once cancelled (see ForegroundServer.launch).
+                guard (try? await Task.sleep(for: .milliseconds(20))) != nil else { break }
             }
             if !exited { terminate(pid: pid) }
             let logs = readLogs(directory)
