@@ -46,16 +46,10 @@ public enum FilenameSanitizer {
         let plain = name.withBytes { bytes -> Bool in
             guard let first = bytes.first, let last = bytes.last, bytes.count <= maxNameBytes,
                   first != UInt8(ascii: "."), first != UInt8(ascii: " "), last != UInt8(ascii: " ") else { return false }
-            var lastDot: Int?
-            for index in 0..<bytes.count {
-                let byte = bytes[index]
-                if byte < 0x20 || byte > 0x7E || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\") { return false }
-                if byte == UInt8(ascii: ".") { lastDot = index }
+            for byte in bytes where byte < 0x20 || byte > 0x7E || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\") {
+                return false
             }
-            // A reserved suffix starts at the last dot.
-            guard let lastDot else { return true }
-            let suffix = UnsafeBufferPointer(rebasing: bytes[lastDot...])
-            return !reservedSuffixes.contains { $0.withBytes { asciiCaseInsensitiveEquals(suffix, $0) } }
+            return reservedSuffixStart(bytes) == nil
         }
         return plain ? name : nil
     }
@@ -84,16 +78,21 @@ public enum FilenameSanitizer {
     /// after any rewriting (a decoded `x.part.gz` saved as `x.part` included), so that no download
     /// can plant a state file or a part that a later run would adopt.
     public static func withoutReservedSuffix(_ name: String) -> String {
+        guard let start = name.withBytes(reservedSuffixStart) else { return name }
         var bytes = Array(name.utf8)
+        bytes[start] = UInt8(ascii: "_")
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Where a reserved suffix (in any case) starts when `bytes` ends with one. The suffixes are
+    /// ASCII: comparing the last bytes compares whole scalars.
+    static func reservedSuffixStart(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         for suffix in reservedSuffixes where bytes.count >= suffix.utf8.count {
             let start = bytes.count - suffix.utf8.count
-            // The suffixes are ASCII: comparing the last bytes compares whole scalars.
-            if String(decoding: bytes[start...], as: UTF8.self).caseInsensitiveEquals(suffix) {
-                bytes[start] = UInt8(ascii: "_")
-                return String(decoding: bytes, as: UTF8.self)
-            }
+            let tail = UnsafeBufferPointer(rebasing: bytes[start...])
+            if suffix.withBytes({ asciiCaseInsensitiveEquals(tail, $0) }) { return start }
         }
-        return name
+        return nil
     }
 
     /// Scalars that never belong in a file name: C0 controls (NUL included), DEL, C1 controls, and the

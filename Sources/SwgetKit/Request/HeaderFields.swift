@@ -67,11 +67,11 @@ public struct HeaderFields: Sendable, Equatable, Sequence, ExpressibleByDictiona
     /// Through the array's buffer: subscripting the array itself retained and released each
     /// field's name on the way (about 400 instructions a lookup over eight fields).
     private func index(named name: String, from start: Int) -> Int? {
-        let count = name.utf8.count
-        return fields.withUnsafeBufferPointer { fields in
+        fields.withUnsafeBufferPointer { fields in
             var index = start
             while index < fields.count {
-                if fields[index].name.utf8.count == count, fields[index].name.caseInsensitiveEquals(name) { return index }
+                // Lengths first, inside: most names it is compared with differ in length.
+                if fields[index].name.caseInsensitiveEquals(name) { return index }
                 index += 1
             }
             return nil

@@ -312,7 +312,7 @@ struct FTPHandlerTests {
             let resumed = await session.downloadTask(withResumeData: resumeData).outcome()
             #expect(resumed == nil, "\(String(describing: resumed))")
             #expect(server.commands.contains { $0.verb == "REST" && $0.argument == String(resumeData.bytesOnDisk) },
-                    "\(server.commands.map { "\($0.verb) \($0.argument)" })")
+                    "\(server.commands)")
         }
         #expect(contents(dir + "/file.bin") == Self.payload)
     }
